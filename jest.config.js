@@ -5,4 +5,5 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }] },
   testTimeout: 20000,
+  reporters: ['default', '<rootDir>/test/support/summaryReporter.js'],
 };

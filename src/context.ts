@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import type DataLoader from 'dataloader';
+import type { Config } from './config';
+import { ServiceCredentials } from './credentials';
+import { checkById } from './loaders/checkById';
+import type { Logger } from './logger';
+import type { CallScope, UpstreamCallRecord, UpstreamHttp } from './upstreams/http';
+import { PosClient } from './upstreams/pos/PosClient';
+import type { CheckDto } from './upstreams/pos/dto';
+import { ReservationClient } from './upstreams/reservation/ReservationClient';
+
+/** The long-lived upstream transports, one per service, shared by all requests. */
+export interface Upstreams {
+  reservation: UpstreamHttp;
+  pos: UpstreamHttp;
+}
+
+/** What every resolver of one GraphQL request sees. Built per request: nothing here is shared across requests. */
+export interface GatewayContext {
+  config: Config;
+  logger: Logger;
+  requestId: string;
+  reservation: ReservationClient;
+  pos: PosClient;
+  loaders: { checkById: DataLoader<string, CheckDto> };
+  /** Every upstream call this request made, for its log line and tests. */
+  upstreamCalls: UpstreamCallRecord[];
+}
+
+/** A request id from the client is kept only when it is well-formed; otherwise one is made. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function requestIdFrom(header: string | undefined): string {
+  return header && REQUEST_ID.test(header) ? header : randomUUID();
+}
+
+export interface ContextDeps {
+  config: Config;
+  logger: Logger;
+  upstreams: Upstreams;
+}
+
+/**
+ * Builds the per-request context: credentials come from this request's headers only, and the clients and
+ * loaders are new objects, so nothing can leak between concurrent requests.
+ */
+export function createContext(deps: ContextDeps, request: { header: (lowerName: string) => string | undefined; requestId: string }): GatewayContext {
+  const upstreamCalls: UpstreamCallRecord[] = [];
+  const gatewayHeaders = { 'x-request-id': request.requestId };
+  const scope: CallScope = { headers: () => gatewayHeaders, record: (r) => upstreamCalls.push(r) };
+  const reservation = new ReservationClient(deps.upstreams.reservation, ServiceCredentials.from('reservation', request.header), scope);
+  const pos = new PosClient(deps.upstreams.pos, ServiceCredentials.from('pos', request.header), scope);
+  return {
+    config: deps.config,
+    logger: deps.logger.child({ requestId: request.requestId }),
+    requestId: request.requestId,
+    reservation,
+    pos,
+    loaders: { checkById: checkById(pos, deps.config.checkLoaderConcurrency) },
+    upstreamCalls,
+  };
+}

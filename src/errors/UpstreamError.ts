@@ -1,0 +1,44 @@
+/** The two upstream services, as named in `extensions.upstream.service`. */
+export type ServiceName = 'reservation' | 'pos';
+
+/**
+ * How an upstream call failed:
+ * - `status`: the service answered with a non-2xx status (`status`, and `upstreamCode` when its body had one);
+ * - `timeout`: no answer within the time budget;
+ * - `unavailable`: no connection (refused, reset) or the circuit is open;
+ * - `bad_response`: the answer breaks the service's contract (not JSON, wrong shape, a redirect).
+ */
+export type UpstreamFailure = 'status' | 'timeout' | 'unavailable' | 'bad_response';
+
+export interface UpstreamErrorDetails {
+  status?: number;
+  upstreamCode?: number;
+  /** The service's own message, kept only when it is safe to show (see safeUpstreamMessage). */
+  upstreamMessage?: string;
+  /** What broke, for people: e.g. the offending field of a wrong-shaped body. Never an address or credential. */
+  detail?: string;
+  cause?: unknown;
+}
+
+/** A failed call to an upstream service. Turned into a GraphQL error with the contract's code by formatError. */
+export class UpstreamError extends Error {
+  readonly status?: number;
+  readonly upstreamCode?: number;
+  readonly upstreamMessage?: string;
+  readonly detail?: string;
+
+  constructor(
+    readonly service: ServiceName,
+    readonly failure: UpstreamFailure,
+    details: UpstreamErrorDetails = {},
+  ) {
+    super(`${service} upstream ${failure}${details.status ? ` ${details.status}` : ''}${details.detail ? `: ${details.detail}` : ''}`, {
+      cause: details.cause,
+    });
+    this.name = 'UpstreamError';
+    this.status = details.status;
+    this.upstreamCode = details.upstreamCode;
+    this.upstreamMessage = details.upstreamMessage;
+    this.detail = details.detail;
+  }
+}

@@ -1,0 +1,14 @@
+/** Every `extensions.code` the gateway itself gives (CONTRACT.md, "Errors"); Apollo's own codes pass through. */
+export const ErrorCode = {
+  BAD_USER_INPUT: 'BAD_USER_INPUT',
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+  FORBIDDEN: 'FORBIDDEN',
+  NOT_FOUND: 'NOT_FOUND',
+  FEATURE_DISABLED: 'FEATURE_DISABLED',
+  UPSTREAM_TIMEOUT: 'UPSTREAM_TIMEOUT',
+  UPSTREAM_UNAVAILABLE: 'UPSTREAM_UNAVAILABLE',
+  UPSTREAM_BAD_RESPONSE: 'UPSTREAM_BAD_RESPONSE',
+  UPSTREAM_ERROR: 'UPSTREAM_ERROR',
+  INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -1,0 +1,51 @@
+import { unwrapResolverError } from '@apollo/server/errors';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import type { Logger } from '../logger';
+import { ErrorCode } from './codes';
+import { fieldPathOf } from './fieldPath';
+import { ScalarParseError } from './InputError';
+import { UpstreamError } from './UpstreamError';
+import { upstreamErrorCode, upstreamErrorMessage, upstreamExtension } from './upstreamErrorCode';
+
+/** Codes that are safe to show as they are: ours and Apollo's own. */
+const KNOWN_CODES = new Set<string>([
+  ...Object.values(ErrorCode).filter((c) => c !== ErrorCode.INTERNAL_SERVER_ERROR),
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+  'OPERATION_RESOLUTION_FAILURE',
+  'BAD_REQUEST',
+]);
+
+/**
+ * Every error on its way to a client: upstream failures get the contract's code and `extensions.upstream`,
+ * scalar input errors become BAD_USER_INPUT naming the field, and anything unexpected is masked as a generic
+ * internal error and logged whole.
+ */
+export function createFormatError(logger: Logger) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const original = unwrapResolverError(error);
+    const where = { ...(formatted.path ? { path: formatted.path } : {}), ...(formatted.locations ? { locations: formatted.locations } : {}) };
+
+    if (original instanceof UpstreamError) {
+      const upstream = upstreamExtension(original);
+      return {
+        message: upstreamErrorMessage(original),
+        ...where,
+        extensions: { code: upstreamErrorCode(original), ...(upstream ? { upstream } : { service: original.service }) },
+      };
+    }
+    if (error instanceof GraphQLError && error.originalError instanceof ScalarParseError) {
+      const field = fieldPathOf(error);
+      return { message: formatted.message, ...where, extensions: { code: ErrorCode.BAD_USER_INPUT, ...(field ? { field } : {}) } };
+    }
+    const code = formatted.extensions?.code;
+    if (typeof code === 'string' && KNOWN_CODES.has(code)) {
+      const { stacktrace: _stacktrace, ...extensions } = formatted.extensions ?? {};
+      return { ...formatted, extensions };
+    }
+    logger.error({ err: original }, 'unexpected error');
+    return { message: 'Internal server error', ...where, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } };
+  };
+}

@@ -1,0 +1,5 @@
+export * from './codes';
+export * from './UpstreamError';
+export * from './InputError';
+export * from './upstreamErrorCode';
+export * from './formatError';

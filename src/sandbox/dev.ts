@@ -1,0 +1,41 @@
+import { loadConfig } from '../config';
+import { runGateway } from '../main';
+import { SANDBOX_CREDENTIALS, startSandbox } from './index';
+
+/**
+ * `npm run dev`: the simulated reservation and POS services with sample data, and the gateway pointed at them.
+ * Settings from the environment still apply (PORT, LOG_LEVEL, …); the upstream addresses are the sandbox's.
+ */
+async function main(): Promise<void> {
+  const sandbox = await startSandbox({});
+  const config = loadConfig({
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'info',
+    ...process.env,
+    RESERVATION_BASE_URL: sandbox.reservationUrl,
+    POS_BASE_URL: sandbox.posUrl,
+  });
+  await runGateway(config, { pretty: true });
+  const shown = config.host === '0.0.0.0' ? 'localhost' : config.host;
+  const headers = JSON.stringify(SANDBOX_CREDENTIALS.laTerrazza, null, 2);
+  process.stdout.write(
+    [
+      '',
+      `  Tablegraph is running against the sandbox services.`,
+      `  Open Apollo Sandbox:  http://${shown}:${config.port}/graphql`,
+      `  Simulated reservation service: ${sandbox.reservationUrl}`,
+      `  Simulated POS service:         ${sandbox.posUrl}`,
+      '',
+      '  Paste these headers into Sandbox (Headers tab) to act as the venue "La Terrazza":',
+      headers.replace(/^/gm, '  '),
+      '',
+      '  Try:  query { reservations(date: "' + new Date().toISOString().slice(0, 10) + '") { nodes { id date guestCount customer { firstName } check { alias summary { totalAmount } } } } }',
+      '',
+    ].join('\n'),
+  );
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`npm run dev failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

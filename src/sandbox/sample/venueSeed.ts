@@ -1,0 +1,57 @@
+import type { TenantKey } from '../records';
+
+/** A dish or drink on a venue's menu; prices include tax, in cents. */
+export interface MenuEntry {
+  name: string;
+  priceCents: number;
+  course: 'food' | 'drink';
+}
+
+export interface PersonSeed {
+  first: string;
+  last: string;
+  gender: 'male' | 'female';
+  nickname?: string;
+}
+
+export interface RevenueCenterSeed {
+  name: string;
+  tables: ReadonlyArray<{ name: string; capacity: number }>;
+  /** Service charge on dine-in checks, percent of the items after reductions; null: none charged. */
+  serviceChargePercent: number | null;
+  /** Guests at the bar often pay without giving a name: their checks carry no customer. */
+  walkIns: boolean;
+  /** Venue-local reservation times of an ordinary day. */
+  slots: readonly string[];
+  /** Minutes a reservation is expected to last. */
+  stayMinutes: number;
+}
+
+/** Everything that makes one sample venue what it is; the builders turn it into records. */
+export interface VenueSeed {
+  key: TenantKey;
+  name: string;
+  slug: string;
+  paymentLinkEnabled: boolean;
+  /** Prefix of SKUs, registration numbers and CRM ids, e.g. "LT". */
+  codePrefix: string;
+  /** Phone numbers are this prefix plus seven digits. */
+  phonePrefix: string;
+  revenueCenters: readonly RevenueCenterSeed[];
+  staff: ReadonlyArray<{ first: string; last: string; role: string }>;
+  customers: readonly PersonSeed[];
+  menu: readonly MenuEntry[];
+  discounts: ReadonlyArray<{ name: string; cents: number }>;
+  offers: ReadonlyArray<{ name: string; cents: number }>;
+  deliveryAddresses: readonly string[];
+  taxRatePercent: number;
+  checkCount: number;
+  /** The first openCheckCount checks are open (today); the rest closed on earlier days. */
+  openCheckCount: number;
+  /** Every check whose index is 7 modulo this is a delivery; 0: no deliveries. */
+  deliveryEvery: number;
+  /** How many checks, from index 0, are kept for the busy day (0: no busy day). */
+  busyDayCheckCount: number;
+  /** Names that appear as `created_by` of sample reservations. */
+  bookers: readonly string[];
+}

@@ -1,0 +1,131 @@
+import { GraphQLScalarType, Kind, type ValueNode } from 'graphql';
+import { ScalarParseError } from './errors';
+
+/**
+ * The custom scalars of the contract. Input parsing throws InputError, which formatError turns into
+ * BAD_USER_INPUT with the field's path; output serialisation refuses values that break the wire form, so a bad
+ * value never leaves the gateway looking valid.
+ */
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const LOCAL_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})$/;
+const LOCAL_TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
+const DECIMAL = /^-?\d{1,15}(\.\d{1,6})?$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/** True when `YYYY-MM-DD` names a real calendar day (no 2026-02-30). */
+export function isCalendarDate(text: string): boolean {
+  const m = DATE.exec(text);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
+}
+
+function stringScalar(name: string, description: string, parse: (text: string) => string | undefined, expected: string): GraphQLScalarType<string, string> {
+  const parseText = (value: unknown): string => {
+    const parsed = typeof value === 'string' ? parse(value) : undefined;
+    if (parsed === undefined) throw new ScalarParseError(`${name} must be ${expected}; got ${JSON.stringify(value)}`);
+    return parsed;
+  };
+  return new GraphQLScalarType<string, string>({
+    name,
+    description,
+    serialize: (value) => {
+      if (typeof value !== 'string' || parse(value) === undefined) throw new TypeError(`${name} cannot represent ${JSON.stringify(value)}`);
+      return parse(value) as string;
+    },
+    parseValue: parseText,
+    parseLiteral: (ast: ValueNode) => parseText(ast.kind === Kind.STRING ? ast.value : literalText(ast)),
+  });
+}
+
+/** A non-string literal is reported as what the client wrote. */
+function literalText(ast: ValueNode): unknown {
+  return ast.kind === Kind.INT || ast.kind === Kind.FLOAT ? Number(ast.value) : ast.kind;
+}
+
+export const DateScalar = stringScalar('Date', 'A calendar date, `YYYY-MM-DD`.', (t) => (isCalendarDate(t) ? t : undefined), 'a date YYYY-MM-DD');
+
+export const LocalTimeScalar = stringScalar('LocalTime', 'A venue-local time of day, `HH:MM`.', (t) => (LOCAL_TIME.test(t) ? t : undefined), 'a time HH:MM');
+
+/** Canonical form `YYYY-MM-DDTHH:MM`; `YYYY-MM-DD HH:MM` (the upstream form) is accepted too. */
+export const LocalDateTimeScalar = stringScalar(
+  'LocalDateTime',
+  'A venue-local date and time without an offset: `2026-11-21T19:30` (input also `2026-11-21 19:30`).',
+  (t) => {
+    const m = LOCAL_DATE_TIME.exec(t);
+    return m && isCalendarDate(m[1]!) && LOCAL_TIME.test(`${m[2]}:${m[3]}`) ? `${m[1]}T${m[2]}:${m[3]}` : undefined;
+  },
+  'a local date and time YYYY-MM-DDTHH:MM',
+);
+
+export const DateTimeScalar = stringScalar(
+  'DateTime',
+  'An instant: ISO 8601 with a UTC offset, e.g. `2026-11-21T19:30:00+03:00`.',
+  (t) => (DATE_TIME.test(t) && !Number.isNaN(Date.parse(t)) ? t : undefined),
+  'an ISO 8601 date-time with an offset',
+);
+
+/** Money: a string in output, never a float; a string or a number as input. */
+export const DecimalScalar = new GraphQLScalarType<string, string>({
+  name: 'Decimal',
+  description: 'A money amount as a string, e.g. `"125.50"`; as input also a number.',
+  serialize: (value) => {
+    const text = decimalText(value);
+    if (text === undefined) throw new TypeError(`Decimal cannot represent ${JSON.stringify(value)}`);
+    return text;
+  },
+  parseValue: parseDecimal,
+  parseLiteral: (ast) => parseDecimal(ast.kind === Kind.STRING || ast.kind === Kind.INT || ast.kind === Kind.FLOAT ? (ast.kind === Kind.STRING ? ast.value : Number(ast.value)) : ast.kind),
+});
+
+function parseDecimal(value: unknown): string {
+  const text = decimalText(value);
+  if (text === undefined) throw new ScalarParseError(`Decimal must be a decimal number such as "125.50"; got ${JSON.stringify(value)}`);
+  return text;
+}
+
+/** A JS number is shown with at least two decimals (125.5 → "125.50"), as money is. */
+function decimalText(value: unknown): string | undefined {
+  if (typeof value === 'string') return DECIMAL.test(value) ? value : undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
+  const text = String(value);
+  if (!DECIMAL.test(text)) return undefined;
+  const [whole, frac = ''] = text.split('.');
+  return `${whole}.${frac.padEnd(2, '0')}`;
+}
+
+/** Free-form JSON objects (upstream `extras`), passed through. */
+export const JSONScalar = new GraphQLScalarType<Record<string, unknown>, Record<string, unknown>>({
+  name: 'JSON',
+  description: 'A free-form JSON object.',
+  serialize: (value) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TypeError('JSON must be an object');
+    return value as Record<string, unknown>;
+  },
+  parseValue: (value) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ScalarParseError('JSON must be an object');
+    return value as Record<string, unknown>;
+  },
+  parseLiteral: () => {
+    throw new ScalarParseError('JSON input must be passed as a variable');
+  },
+});
+
+/** POS integer timestamps in the contract's DateTime form, UTC (`+00:00`). */
+export function posTimestampToDateTime(value: number | null, unit: 's' | 'ms'): string | null {
+  if (value === null) return null;
+  const iso = new Date(unit === 's' ? value * 1000 : value).toISOString();
+  return `${iso.slice(0, 19)}+00:00`;
+}
+
+/** The reservation service's request form of a local date and time: `YYYY-MM-DD HH:MM`. */
+export function toUpstreamLocalDateTime(canonical: string): string {
+  return canonical.replace('T', ' ');
+}
+
+/** The contract's output form of the upstream's `YYYY-MM-DD HH:MM`. */
+export function fromUpstreamLocalDateTime(upstream: string | undefined): string | null {
+  return upstream === undefined ? null : upstream.replace(' ', 'T');
+}

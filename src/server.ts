@@ -1,0 +1,154 @@
+import { ApolloServer, HeaderMap, type HTTPGraphQLRequest } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Config } from './config';
+import { createContext, requestIdFrom, type GatewayContext, type Upstreams } from './context';
+import { createFormatError } from './errors';
+import { BodyTooLargeError, readBody } from './http/body';
+import { requestLogPlugin } from './http/requestLogPlugin';
+import type { Logger } from './logger';
+import { resolvers, snakeCaseFieldResolver } from './resolvers';
+import { loadTypeDefs } from './schema';
+import { UpstreamHttp } from './upstreams/http';
+
+export interface GatewayDeps {
+  config: Config;
+  logger: Logger;
+  /** Defaults to undici pools on the configured base addresses. */
+  upstreams?: Upstreams;
+}
+
+export interface Gateway {
+  /** The HTTP server, not listening: the caller decides where (tests use port 0). */
+  readonly server: Server;
+  readonly apollo: ApolloServer<GatewayContext>;
+  /** Whether /readyz answers 200: after start(), until drain() begins. */
+  readonly ready: boolean;
+  start(): Promise<void>;
+  /** Readiness turns 503; in-flight requests finish; keep-alive connections close; upstream pools close. */
+  stop(): Promise<void>;
+}
+
+export function createUpstreams(config: Config): Upstreams {
+  return {
+    reservation: new UpstreamHttp({ service: 'reservation', ...config.reservation }),
+    pos: new UpstreamHttp({ service: 'pos', ...config.pos }),
+  };
+}
+
+/** Builds the gateway (Apollo server and HTTP routes) without listening. */
+export function createGateway(deps: GatewayDeps): Gateway {
+  const { config, logger } = deps;
+  const upstreams = deps.upstreams ?? createUpstreams(config);
+  const production = config.env === 'production';
+  const apollo = new ApolloServer<GatewayContext>({
+    typeDefs: loadTypeDefs(),
+    resolvers,
+    fieldResolver: snakeCaseFieldResolver,
+    introspection: config.introspection,
+    includeStacktraceInErrorResponses: false,
+    hideSchemaDetailsFromClientErrors: production,
+    formatError: createFormatError(logger),
+    plugins: [
+      production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }),
+      requestLogPlugin(),
+    ],
+  });
+
+  let ready = false;
+  const server = createServer((req, res) => {
+    route(req, res).catch((err: unknown) => {
+      logger.error({ err }, 'request handling failed');
+      if (!res.headersSent) sendJson(res, 500, { errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+      else res.destroy();
+    });
+  });
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://gateway.invalid');
+    if (url.pathname === '/healthz' && req.method === 'GET') return sendJson(res, 200, { status: 'ok' });
+    if (url.pathname === '/readyz' && req.method === 'GET') return sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not ready' });
+    if (url.pathname === '/graphql') return graphql(req, res, url);
+    sendJson(res, 404, { error: 'Not found' });
+  }
+
+  async function graphql(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const requestId = requestIdFrom(header(req, 'x-request-id'));
+    res.setHeader('x-request-id', requestId);
+    if (req.method !== 'GET' && req.method !== 'POST') {
+      res.setHeader('allow', 'GET, POST');
+      return sendJson(res, 405, { errors: [{ message: 'Use GET or POST', extensions: { code: 'METHOD_NOT_ALLOWED' } }] });
+    }
+    let body: unknown;
+    try {
+      body = await parseBody(req, config.maxBodyBytes);
+    } catch (err) {
+      if (err instanceof BodyTooLargeError) {
+        return sendJson(res, 413, { errors: [{ message: err.message, extensions: { code: 'PAYLOAD_TOO_LARGE' } }] });
+      }
+      if (err instanceof SyntaxError) {
+        return sendJson(res, 400, { errors: [{ message: 'The request body is not valid JSON', extensions: { code: 'BAD_REQUEST' } }] });
+      }
+      throw err;
+    }
+    const headers = new HeaderMap();
+    for (const [key, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
+    }
+    const httpGraphQLRequest: HTTPGraphQLRequest = { method: req.method, headers, search: url.search, body };
+    const result = await apollo.executeHTTPGraphQLRequest({
+      httpGraphQLRequest,
+      context: async () => createContext({ config, logger, upstreams }, { header: (name) => header(req, name), requestId }),
+    });
+    res.statusCode = result.status ?? 200;
+    for (const [key, value] of result.headers) res.setHeader(key, value);
+    if (result.body.kind === 'complete') {
+      res.end(result.body.string);
+      return;
+    }
+    for await (const chunk of result.body.asyncIterator) res.write(chunk);
+    res.end();
+  }
+
+  return {
+    server,
+    apollo,
+    get ready() {
+      return ready;
+    },
+    async start() {
+      await apollo.start();
+      ready = true;
+    },
+    async stop() {
+      ready = false;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await apollo.stop();
+      await Promise.all([upstreams.reservation.close(), upstreams.pos.close()]);
+    },
+  };
+}
+
+function header(req: IncomingMessage, lowerName: string): string | undefined {
+  const value = req.headers[lowerName];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** JSON bodies are parsed here; anything else is left for Apollo to refuse (and its CSRF check to see). */
+async function parseBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  if (req.method !== 'POST') return undefined;
+  const text = await readBody(req, limit);
+  const type = req.headers['content-type'] ?? '';
+  if (!/^application\/(graphql-response\+)?json/i.test(type)) return text;
+  return text === '' ? undefined : (JSON.parse(text) as unknown);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}

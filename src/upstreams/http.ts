@@ -1,0 +1,238 @@
+import { Pool } from 'undici';
+import type { ZodType } from 'zod';
+import { InputError, UpstreamError, safeUpstreamMessage, type ServiceName } from '../errors';
+import { UUID_PATTERN, UpstreamErrorBody } from './schemas';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH';
+
+export interface UpstreamHttpOptions {
+  service: ServiceName;
+  /** Base address of the service; a path prefix is kept (`https://host/api` + `/v1/x`). */
+  baseUrl: string;
+  /** Time to open a connection. */
+  connectTimeoutMs: number;
+  /** Time from sending the request to the response headers. */
+  headersTimeoutMs: number;
+  /** Longest silence while the body arrives. */
+  bodyTimeoutMs: number;
+  /** Keep-alive connections in the pool. */
+  connections: number;
+  /** Larger bodies are refused as a bad response, so one answer cannot exhaust memory. */
+  maxResponseBytes: number;
+}
+
+export interface UpstreamRequest<T> {
+  method: HttpMethod;
+  /** The path as a template, for logs and metrics (`/checks/:id`), never with raw ids. */
+  route: string;
+  /** The path to call, built only from encoded, validated segments. */
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  /** Every header to send: this service's credentials and the gateway's own; nothing else is added. */
+  headers: Record<string, string>;
+  body?: unknown;
+  /** The schema of a non-empty 2xx body. */
+  response: ZodType<T>;
+  signal?: AbortSignal;
+}
+
+/** What one upstream call did, for the per-request log and metrics. */
+export interface UpstreamCallRecord {
+  service: ServiceName;
+  method: HttpMethod;
+  route: string;
+  status?: number;
+  durationMs: number;
+  error?: UpstreamError;
+}
+
+/** What a per-request client adds to every call: the gateway's own headers, the record sink, the deadline. */
+export interface CallScope {
+  /** Headers of the gateway's own: request id, trace context. */
+  headers(): Record<string, string>;
+  record?: (record: UpstreamCallRecord) => void;
+  signal?: AbortSignal;
+}
+
+/** A path segment from an id: raw input never goes into a path, so the id is checked here whatever the caller did. */
+export function uuidSegment(value: string, field: string): string {
+  if (!UUID_PATTERN.test(value)) throw new InputError(`${field} must be a UUID`, field);
+  return encodeURIComponent(value);
+}
+
+/** The body of an operation that must answer with one. */
+export function requireBody<T>(service: ServiceName, value: T | undefined): T {
+  if (value === undefined) throw new UpstreamError(service, 'bad_response', { detail: 'the body is empty' });
+  return value;
+}
+
+/** Undici error codes (and socket errnos) that mean the service did not answer in time, or could not be reached. */
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const UNAVAILABLE_CODES = new Set([
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_DESTROYED',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+/**
+ * The transport of one upstream service: a keep-alive undici pool, time budgets, body size cap, JSON and zod
+ * checks, and the translation of every failure into an UpstreamError. Redirects are never followed (undici's
+ * `request` does not follow them; a 3xx is a bad response).
+ */
+export class UpstreamHttp {
+  readonly service: ServiceName;
+  private readonly pool: Pool;
+  private readonly prefix: string;
+
+  constructor(private readonly options: UpstreamHttpOptions) {
+    this.service = options.service;
+    const base = new URL(options.baseUrl);
+    this.prefix = base.pathname.replace(/\/+$/, '');
+    this.pool = new Pool(base.origin, {
+      connections: options.connections,
+      connect: { timeout: options.connectTimeoutMs },
+      headersTimeout: options.headersTimeoutMs,
+      bodyTimeout: options.bodyTimeoutMs,
+      keepAliveTimeout: 10_000,
+    });
+  }
+
+  /** Calls the service; resolves the parsed body, or undefined when a 2xx answer has no body. */
+  async call<T>(req: UpstreamRequest<T>, onRecord?: (record: UpstreamCallRecord) => void): Promise<T | undefined> {
+    const started = performance.now();
+    let status: number | undefined;
+    try {
+      const res = await this.send(req);
+      status = res.status;
+      const value = this.interpret(req, res.status, res.text);
+      onRecord?.(this.recordOf(req, started, status));
+      return value;
+    } catch (err) {
+      const upstreamError = this.toUpstreamError(err);
+      onRecord?.({ ...this.recordOf(req, started, upstreamError.status ?? status), error: upstreamError });
+      throw upstreamError;
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+
+  private recordOf(req: UpstreamRequest<unknown>, started: number, status: number | undefined): UpstreamCallRecord {
+    return { service: this.service, method: req.method, route: req.route, status, durationMs: performance.now() - started };
+  }
+
+  private async send(req: UpstreamRequest<unknown>): Promise<{ status: number; text: string }> {
+    const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
+    let body: string | undefined;
+    if (req.body !== undefined) {
+      body = JSON.stringify(req.body);
+      headers['content-type'] = 'application/json';
+    }
+    const res = await this.pool.request({
+      method: req.method,
+      path: this.prefix + req.path + queryString(req.query),
+      headers,
+      body,
+      signal: req.signal,
+    });
+    return { status: res.statusCode, text: await readCapped(res.body, this.options.maxResponseBytes) };
+  }
+
+  private interpret<T>(req: UpstreamRequest<T>, status: number, text: string): T | undefined {
+    if (status >= 300 && status < 400) {
+      throw new UpstreamError(this.service, 'bad_response', { status, detail: 'it answered with a redirect, which the gateway does not follow' });
+    }
+    if (status < 200 || status >= 300) throw this.statusError(status, text);
+    if (text.trim() === '') return undefined;
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new UpstreamError(this.service, 'bad_response', { status, detail: 'the body is not JSON' });
+    }
+    const parsed = req.response.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue && issue.path.length > 0 ? `field ${formatPath(issue.path)}` : 'the body';
+      throw new UpstreamError(this.service, 'bad_response', { status, detail: `${where}: ${issue?.message ?? 'wrong shape'}` });
+    }
+    return parsed.data;
+  }
+
+  private statusError(status: number, text: string): UpstreamError {
+    let upstreamCode: number | undefined;
+    let upstreamMessage: string | undefined;
+    try {
+      const parsed = UpstreamErrorBody.safeParse(JSON.parse(text));
+      if (parsed.success) {
+        const first = parsed.data.errors[0];
+        const code = Number(first?.code);
+        if (Number.isInteger(code)) upstreamCode = code;
+        upstreamMessage = safeUpstreamMessage(first?.message);
+      }
+    } catch {
+      // An error answer without a JSON body is still an error; it just carries no upstream code.
+    }
+    return new UpstreamError(this.service, 'status', { status, upstreamCode, upstreamMessage });
+  }
+
+  private toUpstreamError(err: unknown): UpstreamError {
+    if (err instanceof UpstreamError) return err;
+    const code = errorCode(err);
+    if ((err as Error)?.name === 'AbortError' || (code !== undefined && TIMEOUT_CODES.has(code))) {
+      return new UpstreamError(this.service, 'timeout', { cause: err });
+    }
+    if (code !== undefined && UNAVAILABLE_CODES.has(code)) {
+      return new UpstreamError(this.service, 'unavailable', { detail: 'connection failed', cause: err });
+    }
+    if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE' || err instanceof ResponseTooLargeError) {
+      return new UpstreamError(this.service, 'bad_response', { detail: 'the body is too large', cause: err });
+    }
+    return new UpstreamError(this.service, 'unavailable', { detail: 'the call failed', cause: err });
+  }
+}
+
+class ResponseTooLargeError extends Error {}
+
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown }, maxBytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      const err = new ResponseTooLargeError('response body too large');
+      body.destroy(err);
+      throw err;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+function errorCode(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const direct = (err as { code?: unknown }).code;
+  if (typeof direct === 'string') return direct;
+  const cause = (err as { cause?: unknown }).cause;
+  return cause !== err ? errorCode(cause) : undefined;
+}
+
+function queryString(query: UpstreamRequest<unknown>['query']): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`)).join('');
+}

@@ -1,0 +1,92 @@
+import { MissingCredentialError } from '../../errors';
+import { requireBody, uuidSegment, type CallScope, type UpstreamHttp, type UpstreamRequest } from '../http';
+import { CALENDAR_RESPONSE_KEY, RESERVATION_READ, RESERVATION_REQUIRED_HEADERS } from './assumptions';
+import {
+  CalendarReservationBody,
+  CreateReservationBody,
+  OffDayBody,
+  PaymentRequestBody,
+  Reservation,
+  ReservationEnvelope,
+  ReservationList,
+  type CalendarReservationBodyDto,
+  type CreateReservationBodyDto,
+  type OffDayBodyDto,
+  type PaymentRequestBodyDto,
+  type ReservationDto,
+  type ReservationListDto,
+} from './dto';
+import { z } from 'zod';
+import type { ServiceCredentials } from '../../credentials';
+
+type Operation = keyof typeof RESERVATION_REQUIRED_HEADERS;
+
+/** Anything is acceptable as "no body" answers of the operations documented as 200 without a body. */
+const Ignored = z.unknown();
+
+/** The reservation service, for one client request: its credentials only, a typed method per operation. */
+export class ReservationClient {
+  constructor(
+    private readonly http: UpstreamHttp,
+    private readonly credentials: ServiceCredentials,
+    private readonly scope: CallScope,
+  ) {}
+
+  async createReservation(body: CreateReservationBodyDto): Promise<ReservationDto> {
+    const res = await this.call('createReservation', { method: 'POST', route: '/v1/reservations', path: '/v1/reservations', body: CreateReservationBody.parse(body), response: ReservationEnvelope });
+    return requireBody('reservation', res).reservation;
+  }
+
+  /** Resolves null when the service answers without a body (the document does not show this response). */
+  async createCalendarReservation(body: CalendarReservationBodyDto): Promise<ReservationDto | null> {
+    const res = await this.call('createCalendarReservation', {
+      method: 'POST',
+      route: '/api/v1/calendars',
+      path: '/api/v1/calendars',
+      body: CalendarReservationBody.parse(body),
+      response: z.object({ [CALENDAR_RESPONSE_KEY]: Reservation }),
+    });
+    return res ? (res[CALENDAR_RESPONSE_KEY] as ReservationDto) : null;
+  }
+
+  async createOffDay(body: OffDayBodyDto): Promise<void> {
+    await this.call('createOffDay', { method: 'POST', route: '/api/v1/off-days', path: '/api/v1/off-days', body: OffDayBody.parse(body), response: Ignored });
+  }
+
+  async updatePaymentRequest(body: PaymentRequestBodyDto): Promise<void> {
+    await this.call('updatePaymentRequest', {
+      method: 'PATCH',
+      route: '/v1/reservation-payments',
+      path: '/v1/reservation-payments',
+      body: PaymentRequestBody.parse(body),
+      response: Ignored,
+    });
+  }
+
+  async getReservation(id: string): Promise<ReservationDto> {
+    const path = RESERVATION_READ.showPath(uuidSegment(id, 'id'));
+    const res = await this.call('readReservations', { method: 'GET', route: '/v1/reservations/:id', path, response: ReservationEnvelope });
+    return requireBody('reservation', res).reservation;
+  }
+
+  async listReservations(args: { date: string; revenueCenterId?: string; page: number; perPage: number }): Promise<ReservationListDto> {
+    if (args.revenueCenterId !== undefined) uuidSegment(args.revenueCenterId, 'revenueCenterId');
+    const res = await this.call('readReservations', {
+      method: 'GET',
+      route: RESERVATION_READ.indexPath,
+      path: RESERVATION_READ.indexPath,
+      query: { date: args.date, revenue_center_id: args.revenueCenterId, page: args.page, per_page: args.perPage },
+      response: ReservationList,
+    });
+    return requireBody('reservation', res);
+  }
+
+  private call<T>(operation: Operation, req: Omit<UpstreamRequest<T>, 'headers' | 'signal'>): Promise<T | undefined> {
+    const missing = this.credentials.missing(RESERVATION_REQUIRED_HEADERS[operation]);
+    if (missing.length > 0) throw new MissingCredentialError(missing);
+    return this.http.call(
+      { ...req, headers: { ...this.scope.headers(), ...this.credentials.headers('reservation') }, signal: this.scope.signal },
+      this.scope.record,
+    );
+  }
+}

@@ -1,0 +1,146 @@
+import { z } from 'zod';
+import { PaginationMeta, isoDateTime, uuid } from '../schemas';
+
+/**
+ * Zod schemas of reservation-service bodies (reservation-service.md, "Resources and their fields").
+ * Responses follow the policy in ../schemas.ts; request bodies are what we send, every field optional except
+ * those the gateway's inputs require, because the document does not say which the service requires.
+ */
+
+/** `YYYY-MM-DD HH:MM`, the service's request date form. */
+const upstreamLocalDateTime = z.string().regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
+const upstreamLocalTime = z.string().regex(/^\d{2}:\d{2}$/);
+
+export const ReservationCustomer = z.object({
+  id: uuid,
+  first_name: z.string().nullable(),
+  last_name: z.string().nullable(),
+  nickname: z.string().nullable(),
+  is_anonym: z.boolean().nullable(),
+  primary_phone_number: z.string().nullable(),
+  type_name: z.string().nullable(),
+});
+export type ReservationCustomerDto = z.infer<typeof ReservationCustomer>;
+
+/** The record's `check`: "object or null" in the document; only its `id` is relied on (it links to POS). */
+const ReservationCheckRef = z.looseObject({ id: uuid.nullish() });
+
+export const Reservation = z.object({
+  id: uuid,
+  type: z.string().nullable(),
+  status: z.string().nullable(),
+  date: isoDateTime.nullable(),
+  estimated_discharged_at: isoDateTime.nullable(),
+  discharged_at: isoDateTime.nullable(),
+  created_at: isoDateTime.nullable(),
+  created_by: z.string().nullable(),
+  assigned_at: isoDateTime.nullable(),
+  guest_count: z.number().int().nullable(),
+  occupied_seat_count: z.number().int().nullable(),
+  male_cover: z.number().int().nullable(),
+  female_cover: z.number().int().nullable(),
+  child_cover: z.number().int().nullable(),
+  note: z.string().nullable(),
+  hotel_room_number: z.string().nullable(),
+  revenue_center_id: uuid.nullable(),
+  child_revenue_center_id: uuid.nullable(),
+  store_id: uuid.nullable(),
+  table_id: uuid.nullable(),
+  table_ids: z.array(uuid),
+  table_names: z.string().nullable(),
+  customer: ReservationCustomer.nullable(),
+  check: ReservationCheckRef.nullable(),
+  reservation_payment: z.record(z.string(), z.unknown()).nullable(),
+  public_url: z.string().nullable(),
+  is_draft: z.boolean().nullable(),
+});
+export type ReservationDto = z.infer<typeof Reservation>;
+
+export const ReservationEnvelope = z.object({ reservation: Reservation });
+export const ReservationList = z.object({ reservations: z.array(Reservation), meta: PaginationMeta });
+export type ReservationListDto = z.infer<typeof ReservationList>;
+
+export const CreateReservationBody = z.object({
+  revenue_center_id: uuid,
+  customer_id: uuid.optional(),
+  customer: z
+    .object({
+      first_name: z.string(),
+      last_name: z.string().optional(),
+      primary_phone_number: z.string().optional(),
+      email: z.string().optional(),
+    })
+    .optional(),
+  table_id: uuid.optional(),
+  table_ids: z.array(uuid).optional(),
+  guest_count: z.number().int().optional(),
+  date: upstreamLocalDateTime,
+  estimated_discharged_at: upstreamLocalDateTime.optional(),
+  note: z.string().optional(),
+  male_cover: z.number().int().optional(),
+  female_cover: z.number().int().optional(),
+  child_cover: z.number().int().optional(),
+  make_a_reservation: z.boolean().optional(),
+  is_draft: z.boolean().optional(),
+});
+export type CreateReservationBodyDto = z.infer<typeof CreateReservationBody>;
+
+export const CalendarReservationBody = z.object({
+  revenue_center_id: uuid,
+  table_id: uuid.optional(),
+  reservation_request_id: uuid.optional(),
+  customer_id: uuid.optional(),
+  date: upstreamLocalDateTime,
+  estimated_discharged_at: upstreamLocalDateTime.optional(),
+  note: z.string().optional(),
+  guest_count: z.number().int().optional(),
+  arrival_state: z.number().int().optional(),
+  occupied_seat_count: z.number().int().optional(),
+  source_detail: z.string().optional(),
+  is_dining: z.boolean().optional(),
+  status: z.number().int().optional(),
+  female_cover: z.number().int().optional(),
+  male_cover: z.number().int().optional(),
+  child_cover: z.number().int().optional(),
+  has_provision_confirmation: z.boolean().optional(),
+  hotel_room_number: z.string().optional(),
+  make_a_reservation: z.boolean().optional(),
+  transfer_status: z.boolean().optional(),
+  allergen_or_intolerance: z.boolean().optional(),
+  requires_payment_request: z.boolean().optional(),
+  tag_ids: z.array(uuid).optional(),
+});
+export type CalendarReservationBodyDto = z.infer<typeof CalendarReservationBody>;
+
+export const OffDayBody = z.object({
+  revenue_center_id: uuid,
+  child_revenue_center_ids: z.array(uuid).optional(),
+  type: z.number().int().optional(),
+  date: upstreamLocalDateTime,
+  end_date: upstreamLocalDateTime.optional(),
+  active_for_reservations: z.boolean().optional(),
+  active_for_online: z.boolean().optional(),
+  active_for_requests: z.boolean().optional(),
+  is_note_visible: z.boolean().optional(),
+  partial: z.boolean().optional(),
+  start_time: upstreamLocalTime.optional(),
+  end_time: upstreamLocalTime.optional(),
+  days: z.array(z.number().int()).optional(),
+  translations: z.array(z.object({ locale: z.enum(['en', 'tr', 'de', 'ru']), text: z.string() })).optional(),
+});
+export type OffDayBodyDto = z.infer<typeof OffDayBody>;
+
+export const PaymentRequestBody = z.object({
+  id: uuid,
+  amount: z.number().positive().optional(),
+  currency: z.string().optional(),
+  phone_number: z.string().optional(),
+  email: z.string().optional(),
+  send_email: z.boolean().optional(),
+  send_sms: z.boolean().optional(),
+  sms_content: z.string().optional(),
+  note: z.string().optional(),
+  expiration_time: z.number().int().positive().optional(),
+  language: z.string().optional(),
+});
+export type PaymentRequestBodyDto = z.infer<typeof PaymentRequestBody>;
