@@ -1,31 +1,36 @@
 import { BREAK, Kind, parse, visit, type GraphQLError, type ValueNode } from 'graphql';
 
+type Path = Array<string | number>;
+
 /**
- * The input path of the value a scalar refused, e.g. `input.amount` or `input.tableIds[1]`.
- * Variables: graphql-js names it in the message (`… at "input.amount"`). Literals: the error carries the value's
- * position, which is looked up among the document's arguments (only on this error path, so the re-parse is cheap).
+ * The input path of the value a scalar refused, named by the operation's arguments: `input.amount`,
+ * `input.tableIds[1]`, `date`. Variables: graphql-js names the variable and the path inside it
+ * (`Variable "$in" got invalid value … at "in.amount"`), and the variable is traced to the argument it feeds.
+ * Literals: the error carries the value's position, looked up among the arguments. Only on this error path, so
+ * the re-parse costs nothing on success.
  */
 export function fieldPathOf(error: GraphQLError): string | undefined {
-  const variable = /^Variable "\$([^"]+)" got invalid value .*? at "([^"]+)"/s.exec(error.message);
-  if (variable) return variable[2];
-  const bare = /^Variable "\$([^"]+)" got invalid value/.exec(error.message);
-  if (bare) return bare[1];
-  const offset = error.nodes?.[0]?.loc?.start;
   const body = error.source?.body;
-  return offset !== undefined && body ? literalPath(body, offset) : undefined;
+  const variable = /^Variable "\$([^"]+)" got invalid value .*?(?: at "([^"]+)")?; /s.exec(error.message);
+  if (variable) {
+    const [, name, at] = variable;
+    const inside = at ? at.slice(name!.length) : '';
+    const argument = body ? findArgumentPath(body, (v) => v.kind === Kind.VARIABLE && v.name.value === name) : undefined;
+    return (argument ? formatPath(argument) : name) + inside;
+  }
+  const offset = error.nodes?.[0]?.loc?.start;
+  if (offset === undefined || !body) return undefined;
+  const path = findArgumentPath(body, (v) => v.loc?.start === offset);
+  return path ? formatPath(path) : undefined;
 }
 
-function literalPath(body: string, offset: number): string | undefined {
-  let found: string | undefined;
+function findArgumentPath(body: string, match: (value: ValueNode) => boolean): Path | undefined {
+  let found: Path | undefined;
   try {
-    visit(parse(body, { noLocation: false }), {
+    visit(parse(body), {
       Argument(node) {
-        const path = pathTo(node.value, [node.name.value], offset);
-        if (path) {
-          found = formatPath(path);
-          return BREAK;
-        }
-        return undefined;
+        found = pathTo(node.value, [node.name.value], match);
+        return found ? BREAK : undefined;
       },
     });
   } catch {
@@ -34,23 +39,23 @@ function literalPath(body: string, offset: number): string | undefined {
   return found;
 }
 
-function pathTo(value: ValueNode, path: Array<string | number>, offset: number): Array<string | number> | undefined {
-  if (value.loc?.start === offset) return path;
+function pathTo(value: ValueNode, path: Path, match: (value: ValueNode) => boolean): Path | undefined {
+  if (match(value)) return path;
   if (value.kind === Kind.OBJECT) {
     for (const field of value.fields) {
-      const found = pathTo(field.value, [...path, field.name.value], offset);
+      const found = pathTo(field.value, [...path, field.name.value], match);
       if (found) return found;
     }
   }
   if (value.kind === Kind.LIST) {
     for (const [i, item] of value.values.entries()) {
-      const found = pathTo(item, [...path, i], offset);
+      const found = pathTo(item, [...path, i], match);
       if (found) return found;
     }
   }
   return undefined;
 }
 
-function formatPath(path: Array<string | number>): string {
+function formatPath(path: Path): string {
   return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
 }

@@ -36,7 +36,7 @@ export function createFormatError(logger: Logger) {
         extensions: { code: upstreamErrorCode(original), ...(upstream ? { upstream } : { service: original.service }) },
       };
     }
-    if (error instanceof GraphQLError && error.originalError instanceof ScalarParseError) {
+    if (error instanceof GraphQLError && causedByScalar(error)) {
       const field = fieldPathOf(error);
       return { message: formatted.message, ...where, extensions: { code: ErrorCode.BAD_USER_INPUT, ...(field ? { field } : {}) } };
     }
@@ -48,4 +48,14 @@ export function createFormatError(logger: Logger) {
     logger.error({ err: original }, 'unexpected error');
     return { message: 'Internal server error', ...where, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } };
   };
+}
+
+/** graphql-js and Apollo wrap a scalar's error once or twice on the way (coercion, then UserInputError). */
+function causedByScalar(error: GraphQLError): boolean {
+  let cause: unknown = error.originalError;
+  for (let depth = 0; depth < 4 && cause; depth++) {
+    if (cause instanceof ScalarParseError) return true;
+    cause = (cause as { originalError?: unknown }).originalError;
+  }
+  return false;
 }

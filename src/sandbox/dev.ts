@@ -1,6 +1,6 @@
 import { loadConfig } from '../config';
 import { runGateway } from '../main';
-import { SANDBOX_CREDENTIALS, startSandbox } from './index';
+import { SAMPLE, SANDBOX_CREDENTIALS, startSandbox } from './index';
 
 /**
  * `npm run dev`: the simulated reservation and POS services with sample data, and the gateway pointed at them.
@@ -29,7 +29,7 @@ async function main(): Promise<void> {
       '  Paste these headers into Sandbox (Headers tab) to act as the venue "La Terrazza":',
       headers.replace(/^/gm, '  '),
       '',
-      '  Try:  query { reservations(date: "' + new Date().toISOString().slice(0, 10) + '") { nodes { id date guestCount customer { firstName } check { alias summary { totalAmount } } } } }',
+      `  Try:  query { reservations(date: "${SAMPLE.laTerrazza.busyDate(sandbox.state)}") { nodes { id date guestCount customer { firstName } check { alias summary { totalAmount } } } } }`,
       '',
     ].join('\n'),
   );

@@ -182,3 +182,33 @@ export function reservationRecord(overrides: Partial<ReservationDto> = {}): Rese
 export function pageMeta(overrides: Partial<PaginationMetaDto> = {}): PaginationMetaDto {
   return { total_count: 1, current_page: 1, per_page_count: 50, total_page: 1, has_next_page: false, ...overrides };
 }
+
+/**
+ * Every header a client might send the gateway, lower-cased as Node gives them: both services' credentials and
+ * the kind of junk that must never reach an upstream.
+ */
+export const CLIENT_HEADERS: Readonly<Record<string, string>> = {
+  'reservation-access-token': 'res-access-token-value',
+  authorization: 'Bearer reservation-api-key',
+  employee_token: 'employee-token-value',
+  store_pin_code: '4321',
+  slug_name: 'venue-slug',
+  'pos-access-token': 'pos-access-token-value',
+  cookie: 'session=abc123',
+  'user-agent': 'Mozilla/5.0 (test)',
+  'x-forwarded-for': '203.0.113.9',
+  'x-real-ip': '203.0.113.9',
+  forwarded: 'for=203.0.113.9;host=evil.example',
+  host: 'evil.example',
+  'x-forwarded-host': 'evil.example',
+  origin: 'https://evil.example',
+  referer: 'https://evil.example/page',
+};
+
+/** A `get` over a header map, as the context function hands to ServiceCredentials.from. */
+export function headerLookup(headers: Readonly<Record<string, string>>): (lowerName: string) => string | undefined {
+  return (name) => headers[name];
+}
+
+/** Headers the HTTP client itself adds to every request; everything else an upstream sees must be accounted for. */
+export const TRANSPORT_HEADERS: ReadonlySet<string> = new Set(['host', 'connection', 'content-length', 'content-type', 'accept', 'transfer-encoding']);

@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import { checkById, mapSettled } from '../../src/loaders/checkById';
+import type { CheckDto } from '../../src/upstreams/pos/dto';
+import { checkRecord } from '../support/fixtures';
+
+/** A fake POS that counts calls and in-flight calls, and answers each after a macrotask so calls can overlap. */
+function countingPos(failing: ReadonlySet<string> = new Set()) {
+  const calls: string[] = [];
+  const events: Array<'start' | 'finish'> = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  return {
+    calls,
+    events,
+    maxInFlight: () => maxInFlight,
+    async getCheck(id: string): Promise<CheckDto> {
+      calls.push(id);
+      events.push('start');
+      inFlight += 1;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      await new Promise((resolve) => setImmediate(resolve));
+      inFlight -= 1;
+      events.push('finish');
+      if (failing.has(id)) throw new Error(`check ${id} failed`);
+      return checkRecord({ id });
+    },
+  };
+}
+
+const distinctIds = (n: number) => Array.from({ length: n }, () => randomUUID());
+/** 50 keys over the given ids: every id at least once, some several times, in a shuffled-looking order. */
+const fiftyLoadsOver = (ids: string[]) => Array.from({ length: 50 }, (_v, i) => ids[(i * 7) % ids.length]!);
+
+describe('checkById', () => {
+  it('calls POS once per distinct id, all concurrently when the limit allows', async () => {
+    const pos = countingPos();
+    const ids = distinctIds(30);
+    const keys = fiftyLoadsOver(ids);
+    expect(new Set(keys).size).toBe(30);
+    const loader = checkById(pos, 32);
+    const checks = await Promise.all(keys.map((id) => loader.load(id)));
+    expect(pos.calls).toHaveLength(30);
+    expect(new Set(pos.calls)).toEqual(new Set(ids));
+    expect(pos.maxInFlight()).toBe(30);
+    expect(pos.events.slice(0, 30).every((e) => e === 'start')).toBe(true);
+    expect(checks.map((c) => c.id)).toEqual(keys);
+  });
+
+  it('keeps at most `concurrency` calls in flight', async () => {
+    const pos = countingPos();
+    const loader = checkById(pos, 5);
+    await Promise.all(fiftyLoadsOver(distinctIds(30)).map((id) => loader.load(id)));
+    expect(pos.calls).toHaveLength(30);
+    expect(pos.maxInFlight()).toBe(5);
+  });
+
+  it('puts the Error of a failing id in its slot while the others resolve', async () => {
+    const ids = distinctIds(4);
+    const pos = countingPos(new Set([ids[2]!]));
+    const results = await checkById(pos, 32).loadMany(ids);
+    expect((results[0] as CheckDto).id).toBe(ids[0]);
+    expect((results[1] as CheckDto).id).toBe(ids[1]);
+    expect(results[2]).toBeInstanceOf(Error);
+    expect((results[2] as Error).message).toBe(`check ${ids[2]} failed`);
+    expect((results[3] as CheckDto).id).toBe(ids[3]);
+  });
+
+  it('rejects load() of a failing id only', async () => {
+    const [good, bad] = distinctIds(2);
+    const loader = checkById(countingPos(new Set([bad!])), 32);
+    const [ok, failed] = await Promise.allSettled([loader.load(good!), loader.load(bad!)]);
+    expect(ok).toMatchObject({ status: 'fulfilled', value: { id: good } });
+    expect(failed).toMatchObject({ status: 'rejected', reason: expect.any(Error) });
+  });
+
+  it('serves a repeated id from its cache within one loader', async () => {
+    const pos = countingPos();
+    const loader = checkById(pos, 32);
+    const [id] = distinctIds(1);
+    await loader.load(id!);
+    await loader.load(id!);
+    expect(pos.calls).toEqual([id]);
+  });
+});
+
+describe('mapSettled', () => {
+  it('answers in key order even when later items finish first', async () => {
+    const delays = [30, 20, 10, 0];
+    const results = await mapSettled(delays, 4, (ms) => new Promise<number>((resolve) => setTimeout(() => resolve(ms), ms)));
+    expect(results).toEqual([30, 20, 10, 0]);
+  });
+
+  it('answers at key length with an Error in each failed slot, wrapping non-Error rejections', async () => {
+    const results = await mapSettled([1, 2, 3, 4], 2, async (n) => {
+      if (n === 2) throw new Error('two');
+      if (n === 4) throw 'four';
+      return n * 10;
+    });
+    expect(results).toHaveLength(4);
+    expect(results[0]).toBe(10);
+    expect((results[1] as Error).message).toBe('two');
+    expect(results[2]).toBe(30);
+    expect(results[3]).toBeInstanceOf(Error);
+    expect((results[3] as Error).message).toBe('four');
+  });
+
+  it('answers an empty list without calling fn', async () => {
+    const fn = jest.fn();
+    await expect(mapSettled([], 8, fn)).resolves.toEqual([]);
+    expect(fn).not.toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import { ServiceCredentials } from '../../../src/credentials';
+import { InputError, MissingCredentialError, UpstreamError } from '../../../src/errors';
+import { UpstreamHttp, type CallScope, type UpstreamCallRecord } from '../../../src/upstreams/http';
+import { PosClient } from '../../../src/upstreams/pos/PosClient';
+import { CLIENT_HEADERS, TRANSPORT_HEADERS, checkRecord, employeeRecord, headerLookup, pageMeta } from '../../support/fixtures';
+import { sendJson, startScriptedServer, type ScriptedHandler, type ScriptedServer } from '../../support/upstreamServer';
+
+const INJECTIONS = ['..', '%2e%2e', 'a/b', '1?x=1', 'http://evil.test/x', 'abc\r\nX: y', `${randomUUID()}/../employees`];
+const GATEWAY_HEADERS = { 'x-request-id': 'req-7f3a', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' };
+
+let reply: ScriptedHandler;
+let server: ScriptedServer;
+let http: UpstreamHttp;
+let records: UpstreamCallRecord[];
+
+beforeAll(async () => {
+  server = await startScriptedServer((req, res, body) => reply(req, res, body));
+  http = new UpstreamHttp({
+    service: 'pos',
+    baseUrl: server.url,
+    connectTimeoutMs: 500,
+    headersTimeoutMs: 1000,
+    bodyTimeoutMs: 1000,
+    connections: 8,
+    maxResponseBytes: 1024 * 1024,
+  });
+});
+
+beforeEach(() => {
+  server.requests.length = 0;
+  records = [];
+  reply = (_req, res) => sendJson(res, 500);
+});
+
+afterAll(async () => {
+  await http.close();
+  await server.close();
+});
+
+function client(headers: Readonly<Record<string, string>> = CLIENT_HEADERS): PosClient {
+  const scope: CallScope = { headers: () => ({ ...GATEWAY_HEADERS }), record: (r) => records.push(r) };
+  return new PosClient(http, ServiceCredentials.from('pos', headerLookup(headers)), scope);
+}
+
+function withoutPosToken(): Record<string, string> {
+  const { 'pos-access-token': _token, ...rest } = CLIENT_HEADERS;
+  return rest;
+}
+
+function onlyRequest() {
+  expect(server.requests).toHaveLength(1);
+  return server.requests[0]!;
+}
+
+describe('PosClient', () => {
+  describe('getCheck', () => {
+    it('gets /checks/{id} and resolves the check', async () => {
+      const check = checkRecord();
+      reply = (_req, res) => sendJson(res, 200, check);
+      await expect(client().getCheck(check.id)).resolves.toEqual(check);
+      const seen = onlyRequest();
+      expect(seen.method).toBe('GET');
+      expect(seen.url).toBe(`/checks/${check.id}`);
+      expect(seen.body).toBe('');
+    });
+
+    it('records the route template, never the raw id', async () => {
+      const check = checkRecord();
+      reply = (_req, res) => sendJson(res, 200, check);
+      await client().getCheck(check.id);
+      expect(records).toEqual([expect.objectContaining({ service: 'pos', method: 'GET', route: '/checks/:id', status: 200 })]);
+    });
+
+    it('turns a 404 into a status failure', async () => {
+      reply = (_req, res) => sendJson(res, 404, { errors: [{ message: 'record not found' }] });
+      const err = await client().getCheck(randomUUID()).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(UpstreamError);
+      expect(err).toMatchObject({ service: 'pos', failure: 'status', status: 404, upstreamMessage: 'record not found' });
+    });
+
+    it('refuses an empty answer as a bad response', async () => {
+      reply = (_req, res) => sendJson(res, 200);
+      await expect(client().getCheck(randomUUID())).rejects.toMatchObject({ service: 'pos', failure: 'bad_response' });
+    });
+
+    it('refuses a check whose item has a malformed id, naming the field', async () => {
+      const check = checkRecord();
+      reply = (_req, res) => sendJson(res, 200, { ...check, check_items: [{ ...check.check_items[0]!, id: 42 }] });
+      const err = (await client().getCheck(check.id).catch((e: unknown) => e)) as UpstreamError;
+      expect(err.failure).toBe('bad_response');
+      expect(err.detail).toMatch(/^field check_items\[0\]\.id: /);
+    });
+
+    it.each(INJECTIONS)('refuses the id %j with an InputError and sends nothing', async (id) => {
+      const err = await client().getCheck(id).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(InputError);
+      expect((err as InputError).extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'id' });
+      expect(server.requests).toHaveLength(0);
+    });
+
+    it('refuses without the Pos-Access-Token and sends nothing', async () => {
+      const err = await client(withoutPosToken()).getCheck(randomUUID()).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(MissingCredentialError);
+      expect((err as MissingCredentialError).extensions).toEqual({ code: 'UNAUTHENTICATED', headers: ['pos-access-token'] });
+      expect(server.requests).toHaveLength(0);
+    });
+
+    it('refuses a blank Pos-Access-Token and sends nothing', async () => {
+      await expect(client({ ...CLIENT_HEADERS, 'pos-access-token': '' }).getCheck(randomUUID())).rejects.toBeInstanceOf(MissingCredentialError);
+      expect(server.requests).toHaveLength(0);
+    });
+  });
+
+  describe('listEmployees', () => {
+    it('gets /employees with page and per_page and resolves the page', async () => {
+      const list = { meta: pageMeta({ current_page: 3, per_page_count: 2, total_count: 6, total_page: 3 }), employees: [employeeRecord(), employeeRecord()] };
+      reply = (_req, res) => sendJson(res, 200, list);
+      await expect(client().listEmployees({ page: 3, perPage: 2 })).resolves.toEqual(list);
+      const seen = onlyRequest();
+      expect(seen.method).toBe('GET');
+      expect(seen.url).toBe('/employees?page=3&per_page=2');
+    });
+
+    it('refuses an employee without an id as a bad response', async () => {
+      const { id: _id, ...noId } = employeeRecord();
+      reply = (_req, res) => sendJson(res, 200, { meta: pageMeta(), employees: [noId] });
+      const err = (await client().listEmployees({ page: 1, perPage: 50 }).catch((e: unknown) => e)) as UpstreamError;
+      expect(err.failure).toBe('bad_response');
+      expect(err.detail).toMatch(/^field employees\[0\]\.id: /);
+    });
+
+    it('refuses without the Pos-Access-Token and sends nothing', async () => {
+      await expect(client(withoutPosToken()).listEmployees({ page: 1, perPage: 50 })).rejects.toBeInstanceOf(MissingCredentialError);
+      expect(server.requests).toHaveLength(0);
+    });
+  });
+
+  describe('headers', () => {
+    const operations: Array<[string, (c: PosClient) => Promise<unknown>]> = [
+      ['getCheck', (c) => c.getCheck(randomUUID())],
+      ['listEmployees', (c) => c.listEmployees({ page: 1, perPage: 50 })],
+    ];
+
+    it.each(operations)('%s sends only the POS credential and the gateway headers', async (_name, run) => {
+      reply = (req, res) => sendJson(res, 200, req.url?.startsWith('/employees') ? { meta: pageMeta(), employees: [] } : checkRecord());
+      await run(client());
+      const seen = onlyRequest();
+      const forwarded = Object.keys(seen.headers).filter((name) => !TRANSPORT_HEADERS.has(name));
+      expect(forwarded.sort()).toEqual(['pos-access-token', ...Object.keys(GATEWAY_HEADERS)].sort());
+      expect(seen.headers['pos-access-token']).toBe(CLIENT_HEADERS['pos-access-token']);
+      expect(seen.headers['x-request-id']).toBe(GATEWAY_HEADERS['x-request-id']);
+      expect(seen.headers.host).toBe(`127.0.0.1:${server.port}`);
+      expect(seen.rawHeaders.filter((_v, i) => i % 2 === 0)).toContain('Pos-Access-Token');
+      // Host is the upstream's own address (its port could contain any digits), checked above.
+      const everything = seen.rawHeaders.filter((_v, i, all) => all[i - (i % 2)]!.toLowerCase() !== 'host').join('\n');
+      for (const name of ['reservation-access-token', 'authorization', 'employee_token', 'store_pin_code', 'slug_name', 'cookie']) {
+        expect(everything).not.toContain(CLIENT_HEADERS[name]!);
+      }
+      for (const junk of ['203.0.113.9', 'evil.example', 'Mozilla']) expect(everything).not.toContain(junk);
+    });
+  });
+});
