@@ -315,7 +315,7 @@ describe('ReservationClient', () => {
 
     it("never sends one client's credentials on another's request under concurrency", async () => {
       reply = (req, res) => sendJson(res, 200, { reservation: reservationRecord({ id: req.url!.split('/').pop()! }) });
-      const tokenOf = new Map(Array.from({ length: 20 }, () => [randomUUID(), `token-${randomUUID()}`] as const));
+      const tokenOf = new Map<string, string>(Array.from({ length: 20 }, () => [randomUUID(), `token-${randomUUID()}`]));
       await Promise.all([...tokenOf].map(([id, token]) => client({ 'reservation-access-token': token }).getReservation(id)));
       expect(server.requests).toHaveLength(20);
       for (const seen of server.requests) {
