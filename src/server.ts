@@ -10,7 +10,7 @@ import { requestLogPlugin } from './http/requestLogPlugin';
 import type { Logger } from './logger';
 import { resolvers, snakeCaseFieldResolver } from './resolvers';
 import { loadTypeDefs } from './schema';
-import { UpstreamHttp } from './upstreams/http';
+import { UpstreamHttp, type UpstreamCallRecord } from './upstreams/http';
 
 export interface GatewayDeps {
   config: Config;
@@ -30,10 +30,10 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
-export function createUpstreams(config: Config): Upstreams {
+export function createUpstreams(config: Config, onCall?: (record: UpstreamCallRecord) => void): Upstreams {
   return {
-    reservation: new UpstreamHttp({ service: 'reservation', ...config.reservation }),
-    pos: new UpstreamHttp({ service: 'pos', ...config.pos }),
+    reservation: new UpstreamHttp({ service: 'reservation', ...config.reservation, onCall }),
+    pos: new UpstreamHttp({ service: 'pos', ...config.pos, onCall }),
   };
 }
 

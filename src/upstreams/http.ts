@@ -19,6 +19,8 @@ export interface UpstreamHttpOptions {
   connections: number;
   /** Larger bodies are refused as a bad response, so one answer cannot exhaust memory. */
   maxResponseBytes: number;
+  /** Told of every call this transport makes, whichever request made it (metrics, failure logs). */
+  onCall?: (record: UpstreamCallRecord) => void;
 }
 
 export interface UpstreamRequest<T> {
@@ -112,17 +114,22 @@ export class UpstreamHttp {
       const res = await this.send(req);
       status = res.status;
       const value = this.interpret(req, res.status, res.text);
-      onRecord?.(this.recordOf(req, started, status));
+      this.report(this.recordOf(req, started, status), onRecord);
       return value;
     } catch (err) {
       const upstreamError = this.toUpstreamError(err);
-      onRecord?.({ ...this.recordOf(req, started, upstreamError.status ?? status), error: upstreamError });
+      this.report({ ...this.recordOf(req, started, upstreamError.status ?? status), error: upstreamError }, onRecord);
       throw upstreamError;
     }
   }
 
   close(): Promise<void> {
     return this.pool.close();
+  }
+
+  private report(record: UpstreamCallRecord, onRecord?: (record: UpstreamCallRecord) => void): void {
+    onRecord?.(record);
+    this.options.onCall?.(record);
   }
 
   private recordOf(req: UpstreamRequest<unknown>, started: number, status: number | undefined): UpstreamCallRecord {
