@@ -181,8 +181,8 @@ export class UpstreamHttp {
       const parsed = UpstreamErrorBody.safeParse(JSON.parse(text));
       if (parsed.success) {
         const first = parsed.data.errors[0];
-        const code = Number(first?.code);
-        if (Number.isInteger(code)) upstreamCode = code;
+        const code = typeof first?.code === 'string' && /^\d+$/.test(first.code) ? Number(first.code) : first?.code;
+        if (typeof code === 'number' && Number.isInteger(code)) upstreamCode = code;
         upstreamMessage = safeUpstreamMessage(first?.message);
       }
     } catch {
