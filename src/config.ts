@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { BreakerOptions, BulkheadOptions, RetryOptions } from './upstreams/resilience';
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 const bool = (def: boolean) =>
@@ -6,6 +7,7 @@ const bool = (def: boolean) =>
     .enum(['true', 'false', '1', '0'])
     .transform((v) => v === 'true' || v === '1')
     .default(def);
+const ratio = (def: number) => z.coerce.number().min(0).max(1).default(def);
 const baseUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
 /**
@@ -20,14 +22,37 @@ export const ConfigSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   POS_TIMESTAMP_UNIT: z.enum(['s', 'ms']).default('s'),
-  UPSTREAM_CONNECT_TIMEOUT_MS: int(2000, 1),
-  UPSTREAM_HEADERS_TIMEOUT_MS: int(5000, 1),
-  UPSTREAM_BODY_TIMEOUT_MS: int(5000, 1),
+  UPSTREAM_CONNECT_TIMEOUT_MS: int(1000, 1),
+  UPSTREAM_HEADERS_TIMEOUT_MS: int(3000, 1),
+  UPSTREAM_BODY_TIMEOUT_MS: int(3000, 1),
   UPSTREAM_CONNECTIONS: int(64, 1),
   UPSTREAM_MAX_RESPONSE_BYTES: int(5 * 1024 * 1024, 1024),
+  REQUEST_TIMEOUT_MS: int(10_000, 1),
+  UPSTREAM_RETRIES: int(2).pipe(z.number().max(2)),
+  UPSTREAM_RETRY_BASE_DELAY_MS: int(50),
+  UPSTREAM_RETRY_MAX_DELAY_MS: int(1000),
+  UPSTREAM_RETRY_AFTER_MAX_MS: int(2000),
+  UPSTREAM_RETRY_BUDGET_RATIO: ratio(0.1),
+  UPSTREAM_RETRY_BUDGET_MIN_PER_SECOND: int(1),
+  BREAKER_CONSECUTIVE_FAILURES: int(5, 1),
+  BREAKER_FAILURE_RATIO: ratio(0.5),
+  BREAKER_WINDOW_SIZE: int(20, 1),
+  BREAKER_MINIMUM_CALLS: int(10, 1),
+  BREAKER_HALF_OPEN_AFTER_MS: int(10_000, 1),
+  UPSTREAM_MAX_CONCURRENT: int(64, 1),
+  UPSTREAM_MAX_QUEUED: int(256),
   CHECK_LOADER_CONCURRENCY: int(32, 1),
   MAX_BODY_BYTES: int(1024 * 1024, 1024),
+  MAX_BATCH_SIZE: int(0).pipe(z.number().max(50)),
+  MAX_DEPTH: int(10, 1),
+  MAX_COST: int(5000, 1),
+  MAX_ALIASES: int(10),
+  MAX_TOKENS: int(2000, 1),
+  MAX_DIRECTIVES: int(20),
   INTROSPECTION: bool(false),
+  APQ_CACHE_MAX_BYTES: int(10 * 1024 * 1024, 1024),
+  APQ_TTL_SECONDS: int(86_400, 1),
+  REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
 });
 
 export type Config = Readonly<{
@@ -39,8 +64,22 @@ export type Config = Readonly<{
   reservation: UpstreamConfig;
   pos: UpstreamConfig;
   checkLoaderConcurrency: number;
-  maxBodyBytes: number;
+  /** The whole GraphQL request's budget: every upstream call it makes shares it. */
+  requestTimeoutMs: number;
+  limits: QueryLimits;
   introspection: boolean;
+  persistedQueries: Readonly<{ maxBytes: number; ttlSeconds: number; redisUrl?: string }>;
+}>;
+
+export type QueryLimits = Readonly<{
+  maxBodyBytes: number;
+  /** Operations in one batched HTTP request; 0 turns batching off. */
+  maxBatchSize: number;
+  maxDepth: number;
+  maxCost: number;
+  maxAliases: number;
+  maxTokens: number;
+  maxDirectives: number;
 }>;
 
 export type UpstreamConfig = Readonly<{
@@ -50,6 +89,7 @@ export type UpstreamConfig = Readonly<{
   bodyTimeoutMs: number;
   connections: number;
   maxResponseBytes: number;
+  resilience: Readonly<{ retry: RetryOptions; breaker: BreakerOptions; bulkhead: BulkheadOptions }>;
 }>;
 
 /** Thrown with every problem of the environment at once, each naming its variable. */
@@ -73,6 +113,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyTimeoutMs: e.UPSTREAM_BODY_TIMEOUT_MS,
     connections: e.UPSTREAM_CONNECTIONS,
     maxResponseBytes: e.UPSTREAM_MAX_RESPONSE_BYTES,
+    resilience: {
+      retry: {
+        maxRetries: e.UPSTREAM_RETRIES,
+        baseDelayMs: e.UPSTREAM_RETRY_BASE_DELAY_MS,
+        maxDelayMs: e.UPSTREAM_RETRY_MAX_DELAY_MS,
+        maxRetryAfterMs: e.UPSTREAM_RETRY_AFTER_MAX_MS,
+        budgetRatio: e.UPSTREAM_RETRY_BUDGET_RATIO,
+        budgetMinPerSecond: e.UPSTREAM_RETRY_BUDGET_MIN_PER_SECOND,
+      },
+      breaker: {
+        consecutiveFailures: e.BREAKER_CONSECUTIVE_FAILURES,
+        failureRatio: e.BREAKER_FAILURE_RATIO,
+        windowSize: e.BREAKER_WINDOW_SIZE,
+        minimumCalls: e.BREAKER_MINIMUM_CALLS,
+        halfOpenAfterMs: e.BREAKER_HALF_OPEN_AFTER_MS,
+      },
+      bulkhead: { maxConcurrent: e.UPSTREAM_MAX_CONCURRENT, maxQueued: e.UPSTREAM_MAX_QUEUED },
+    },
   });
   return deepFreeze({
     env: e.NODE_ENV,
@@ -83,8 +141,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reservation: upstream(e.RESERVATION_BASE_URL),
     pos: upstream(e.POS_BASE_URL),
     checkLoaderConcurrency: e.CHECK_LOADER_CONCURRENCY,
-    maxBodyBytes: e.MAX_BODY_BYTES,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    limits: {
+      maxBodyBytes: e.MAX_BODY_BYTES,
+      maxBatchSize: e.MAX_BATCH_SIZE,
+      maxDepth: e.MAX_DEPTH,
+      maxCost: e.MAX_COST,
+      maxAliases: e.MAX_ALIASES,
+      maxTokens: e.MAX_TOKENS,
+      maxDirectives: e.MAX_DIRECTIVES,
+    },
     introspection: e.INTROSPECTION || e.NODE_ENV !== 'production',
+    persistedQueries: { maxBytes: e.APQ_CACHE_MAX_BYTES, ttlSeconds: e.APQ_TTL_SECONDS, redisUrl: e.REDIS_URL },
   });
 }
 

@@ -47,7 +47,13 @@ export interface ContextDeps {
 export function createContext(deps: ContextDeps, request: { header: (lowerName: string) => string | undefined; requestId: string }): GatewayContext {
   const upstreamCalls: UpstreamCallRecord[] = [];
   const gatewayHeaders = { 'x-request-id': request.requestId };
-  const scope: CallScope = { headers: () => gatewayHeaders, record: (r) => upstreamCalls.push(r) };
+  const scope: CallScope = {
+    headers: () => gatewayHeaders,
+    record: (r) => upstreamCalls.push(r),
+    // One budget for the whole request, shared by every upstream call and retry it makes.
+    deadline: Date.now() + deps.config.requestTimeoutMs,
+    signal: AbortSignal.timeout(deps.config.requestTimeoutMs),
+  };
   const reservation = new ReservationClient(deps.upstreams.reservation, ServiceCredentials.from('reservation', request.header), scope);
   const pos = new PosClient(deps.upstreams.pos, ServiceCredentials.from('pos', request.header), scope);
   return {

@@ -2,15 +2,18 @@ import { ApolloServer, HeaderMap, type HTTPGraphQLRequest } from '@apollo/server
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Config } from './config';
+import { ApolloArmor } from '@escape.tech/graphql-armor';
+import { createPersistedQueryCache } from './apq/cache';
+import type { Config, UpstreamConfig } from './config';
 import { createContext, requestIdFrom, type GatewayContext, type Upstreams } from './context';
-import { createFormatError } from './errors';
+import { createFormatError, type ServiceName, type UpstreamError } from './errors';
 import { BodyTooLargeError, readBody } from './http/body';
 import { requestLogPlugin } from './http/requestLogPlugin';
 import type { Logger } from './logger';
 import { resolvers, snakeCaseFieldResolver } from './resolvers';
 import { loadTypeDefs } from './schema';
 import { UpstreamHttp, type UpstreamCallRecord } from './upstreams/http';
+import type { CircuitStateName } from './upstreams/resilience';
 
 export interface GatewayDeps {
   config: Config;
@@ -30,18 +33,50 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
-export function createUpstreams(config: Config, onCall?: (record: UpstreamCallRecord) => void): Upstreams {
+export interface UpstreamHooks {
+  onCall?: (record: UpstreamCallRecord) => void;
+  onCircuitStateChange?: (service: ServiceName, state: CircuitStateName) => void;
+  onRetry?: (service: ServiceName, attempt: number, delayMs: number, error: UpstreamError) => void;
+}
+
+export function createUpstreams(config: Config, hooks: UpstreamHooks = {}): Upstreams {
+  const make = (service: ServiceName, upstream: UpstreamConfig) =>
+    new UpstreamHttp({
+      service,
+      ...upstream,
+      onCall: hooks.onCall,
+      resilience: { ...upstream.resilience, onCircuitStateChange: hooks.onCircuitStateChange, onRetry: hooks.onRetry },
+    });
+  return { reservation: make('reservation', config.reservation), pos: make('pos', config.pos) };
+}
+
+/** Logs what an operator needs to see of the upstreams: circuit changes and retries. */
+export function loggingHooks(logger: Logger): UpstreamHooks {
   return {
-    reservation: new UpstreamHttp({ service: 'reservation', ...config.reservation, onCall }),
-    pos: new UpstreamHttp({ service: 'pos', ...config.pos, onCall }),
+    onCircuitStateChange: (service, state) => {
+      const log = state === 'closed' ? logger.info.bind(logger) : logger.warn.bind(logger);
+      log({ service, circuit: state }, `circuit of the ${service} service is ${state}`);
+    },
+    onRetry: (service, attempt, delayMs, error) =>
+      logger.debug({ service, attempt, delayMs: Math.round(delayMs), failure: error.failure, status: error.status }, 'retrying upstream call'),
   };
 }
 
 /** Builds the gateway (Apollo server and HTTP routes) without listening. */
 export function createGateway(deps: GatewayDeps): Gateway {
   const { config, logger } = deps;
-  const upstreams = deps.upstreams ?? createUpstreams(config);
+  const upstreams = deps.upstreams ?? createUpstreams(config, loggingHooks(logger));
   const production = config.env === 'production';
+  const { limits } = config;
+  const armor = new ApolloArmor({
+    maxDepth: { n: limits.maxDepth },
+    costLimit: { maxCost: limits.maxCost },
+    maxAliases: { n: limits.maxAliases },
+    maxTokens: { n: limits.maxTokens },
+    maxDirectives: { n: limits.maxDirectives },
+    blockFieldSuggestion: { enabled: production },
+  }).protect();
+  const persistedQueries = createPersistedQueryCache({ ...config.persistedQueries, logger });
   const apollo = new ApolloServer<GatewayContext>({
     typeDefs: loadTypeDefs(),
     resolvers,
@@ -49,8 +84,13 @@ export function createGateway(deps: GatewayDeps): Gateway {
     introspection: config.introspection,
     includeStacktraceInErrorResponses: false,
     hideSchemaDetailsFromClientErrors: production,
+    csrfPrevention: true,
+    allowBatchedHttpRequests: limits.maxBatchSize > 0,
+    persistedQueries: { cache: persistedQueries.cache, ttl: config.persistedQueries.ttlSeconds },
+    validationRules: armor.validationRules,
     formatError: createFormatError(logger),
     plugins: [
+      ...armor.plugins,
       production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }),
       requestLogPlugin(),
     ],
@@ -82,7 +122,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     }
     let body: unknown;
     try {
-      body = await parseBody(req, config.maxBodyBytes);
+      body = await parseBody(req, limits.maxBodyBytes);
     } catch (err) {
       if (err instanceof BodyTooLargeError) {
         return sendJson(res, 413, { errors: [{ message: err.message, extensions: { code: 'PAYLOAD_TOO_LARGE' } }] });
@@ -91,6 +131,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
         return sendJson(res, 400, { errors: [{ message: 'The request body is not valid JSON', extensions: { code: 'BAD_REQUEST' } }] });
       }
       throw err;
+    }
+    if (Array.isArray(body) && body.length > Math.max(limits.maxBatchSize, 1)) {
+      const message = limits.maxBatchSize > 0 ? `A batch may hold at most ${limits.maxBatchSize} operations` : 'Batched requests are not accepted';
+      return sendJson(res, 400, { errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
     }
     const headers = new HeaderMap();
     for (const [key, value] of Object.entries(req.headers)) {
@@ -128,7 +172,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
         server.closeIdleConnections();
       });
       await apollo.stop();
-      await Promise.all([upstreams.reservation.close(), upstreams.pos.close()]);
+      await Promise.all([upstreams.reservation.close(), upstreams.pos.close(), persistedQueries.close()]);
     },
   };
 }

@@ -17,6 +17,12 @@ export interface UpstreamErrorDetails {
   upstreamMessage?: string;
   /** What broke, for people: e.g. the offending field of a wrong-shaped body. Never an address or credential. */
   detail?: string;
+  /** The upstream's `Retry-After`, in milliseconds. */
+  retryAfterMs?: number;
+  /** The GraphQL request's own deadline ran out (not the upstream's fault: never retried, never counted against it). */
+  deadlineExceeded?: boolean;
+  /** No connection could be made or kept (refused, reset), as opposed to an open circuit or shed load. */
+  connectionFailed?: boolean;
   cause?: unknown;
 }
 
@@ -26,6 +32,9 @@ export class UpstreamError extends Error {
   readonly upstreamCode?: number;
   readonly upstreamMessage?: string;
   readonly detail?: string;
+  readonly retryAfterMs?: number;
+  readonly deadlineExceeded: boolean;
+  readonly connectionFailed: boolean;
 
   constructor(
     readonly service: ServiceName,
@@ -40,5 +49,8 @@ export class UpstreamError extends Error {
     this.upstreamCode = details.upstreamCode;
     this.upstreamMessage = details.upstreamMessage;
     this.detail = details.detail;
+    this.retryAfterMs = details.retryAfterMs;
+    this.deadlineExceeded = details.deadlineExceeded ?? false;
+    this.connectionFailed = details.connectionFailed ?? false;
   }
 }

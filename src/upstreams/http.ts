@@ -1,6 +1,7 @@
 import { Pool } from 'undici';
 import type { ZodType } from 'zod';
 import { InputError, UpstreamError, safeUpstreamMessage, type ServiceName } from '../errors';
+import { UpstreamResilience, deadlineError, type ResilienceOptions } from './resilience';
 import { UUID_PATTERN, UpstreamErrorBody } from './schemas';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
@@ -21,6 +22,8 @@ export interface UpstreamHttpOptions {
   maxResponseBytes: number;
   /** Told of every call this transport makes, whichever request made it (metrics, failure logs). */
   onCall?: (record: UpstreamCallRecord) => void;
+  /** Retries, circuit breaker and bulkhead of this upstream; none when absent. */
+  resilience?: Omit<ResilienceOptions, 'service'>;
 }
 
 export interface UpstreamRequest<T> {
@@ -35,7 +38,10 @@ export interface UpstreamRequest<T> {
   body?: unknown;
   /** The schema of a non-empty 2xx body. */
   response: ZodType<T>;
+  /** Aborts the call when the GraphQL request's deadline passes. */
   signal?: AbortSignal;
+  /** The GraphQL request's deadline (epoch ms): retries never wait past it. */
+  deadline?: number;
 }
 
 /** What one upstream call did, for the per-request log and metrics. */
@@ -53,7 +59,10 @@ export interface CallScope {
   /** Headers of the gateway's own: request id, trace context. */
   headers(): Record<string, string>;
   record?: (record: UpstreamCallRecord) => void;
+  /** Aborts at the request's deadline. */
   signal?: AbortSignal;
+  /** The request's deadline, epoch ms. */
+  deadline?: number;
 }
 
 /** A path segment from an id: raw input never goes into a path, so the id is checked here whatever the caller did. */
@@ -92,9 +101,11 @@ export class UpstreamHttp {
   readonly service: ServiceName;
   private readonly pool: Pool;
   private readonly prefix: string;
+  readonly resilience?: UpstreamResilience;
 
   constructor(private readonly options: UpstreamHttpOptions) {
     this.service = options.service;
+    if (options.resilience) this.resilience = new UpstreamResilience({ service: options.service, ...options.resilience });
     const base = new URL(options.baseUrl);
     this.prefix = base.pathname.replace(/\/+$/, '');
     this.pool = new Pool(base.origin, {
@@ -106,18 +117,27 @@ export class UpstreamHttp {
     });
   }
 
-  /** Calls the service; resolves the parsed body, or undefined when a 2xx answer has no body. */
-  async call<T>(req: UpstreamRequest<T>, onRecord?: (record: UpstreamCallRecord) => void): Promise<T | undefined> {
+  /**
+   * Calls the service under its resilience policies; resolves the parsed body, or undefined when a 2xx answer has
+   * no body. Each attempt (a retry included) is one record.
+   */
+  call<T>(req: UpstreamRequest<T>, onRecord?: (record: UpstreamCallRecord) => void): Promise<T | undefined> {
+    if (req.signal?.aborted) return Promise.reject(deadlineError(this.service));
+    if (!this.resilience) return this.attempt(req, onRecord);
+    return this.resilience.execute(req.method === 'GET', () => this.attempt(req, onRecord), req.deadline ?? Number.POSITIVE_INFINITY, req.signal);
+  }
+
+  private async attempt<T>(req: UpstreamRequest<T>, onRecord?: (record: UpstreamCallRecord) => void): Promise<T | undefined> {
     const started = performance.now();
     let status: number | undefined;
     try {
       const res = await this.send(req);
       status = res.status;
-      const value = this.interpret(req, res.status, res.text);
+      const value = this.interpret(req, res);
       this.report(this.recordOf(req, started, status), onRecord);
       return value;
     } catch (err) {
-      const upstreamError = this.toUpstreamError(err);
+      const upstreamError = this.toUpstreamError(err, req.signal);
       this.report({ ...this.recordOf(req, started, upstreamError.status ?? status), error: upstreamError }, onRecord);
       throw upstreamError;
     }
@@ -136,7 +156,7 @@ export class UpstreamHttp {
     return { service: this.service, method: req.method, route: req.route, status, durationMs: performance.now() - started };
   }
 
-  private async send(req: UpstreamRequest<unknown>): Promise<{ status: number; text: string }> {
+  private async send(req: UpstreamRequest<unknown>): Promise<Answer> {
     const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
     let body: string | undefined;
     if (req.body !== undefined) {
@@ -150,14 +170,14 @@ export class UpstreamHttp {
       body,
       signal: req.signal,
     });
-    return { status: res.statusCode, text: await readCapped(res.body, this.options.maxResponseBytes) };
+    return { status: res.statusCode, headers: res.headers, text: await readCapped(res.body, this.options.maxResponseBytes) };
   }
 
-  private interpret<T>(req: UpstreamRequest<T>, status: number, text: string): T | undefined {
+  private interpret<T>(req: UpstreamRequest<T>, { status, headers, text }: Answer): T | undefined {
     if (status >= 300 && status < 400) {
       throw new UpstreamError(this.service, 'bad_response', { status, detail: 'it answered with a redirect, which the gateway does not follow' });
     }
-    if (status < 200 || status >= 300) throw this.statusError(status, text);
+    if (status < 200 || status >= 300) throw this.statusError(status, text, retryAfterMs(headers['retry-after']));
     if (text.trim() === '') return undefined;
     let json: unknown;
     try {
@@ -174,7 +194,7 @@ export class UpstreamHttp {
     return parsed.data;
   }
 
-  private statusError(status: number, text: string): UpstreamError {
+  private statusError(status: number, text: string, retryAfter: number | undefined): UpstreamError {
     let upstreamCode: number | undefined;
     let upstreamMessage: string | undefined;
     try {
@@ -188,23 +208,39 @@ export class UpstreamHttp {
     } catch {
       // An error answer without a JSON body is still an error; it just carries no upstream code.
     }
-    return new UpstreamError(this.service, 'status', { status, upstreamCode, upstreamMessage });
+    return new UpstreamError(this.service, 'status', { status, upstreamCode, upstreamMessage, retryAfterMs: retryAfter });
   }
 
-  private toUpstreamError(err: unknown): UpstreamError {
+  private toUpstreamError(err: unknown, signal: AbortSignal | undefined): UpstreamError {
     if (err instanceof UpstreamError) return err;
+    if (signal?.aborted) return deadlineError(this.service);
     const code = errorCode(err);
     if ((err as Error)?.name === 'AbortError' || (code !== undefined && TIMEOUT_CODES.has(code))) {
       return new UpstreamError(this.service, 'timeout', { cause: err });
     }
     if (code !== undefined && UNAVAILABLE_CODES.has(code)) {
-      return new UpstreamError(this.service, 'unavailable', { detail: 'connection failed', cause: err });
+      return new UpstreamError(this.service, 'unavailable', { detail: 'the connection failed', connectionFailed: true, cause: err });
     }
     if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE' || err instanceof ResponseTooLargeError) {
       return new UpstreamError(this.service, 'bad_response', { detail: 'the body is too large', cause: err });
     }
-    return new UpstreamError(this.service, 'unavailable', { detail: 'the call failed', cause: err });
+    return new UpstreamError(this.service, 'unavailable', { detail: 'the call failed', connectionFailed: true, cause: err });
   }
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** `Retry-After` as delay-seconds or an HTTP date, in ms; undefined when absent or unreadable. */
+export function retryAfterMs(header: string | string[] | undefined, now = Date.now()): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 class ResponseTooLargeError extends Error {}

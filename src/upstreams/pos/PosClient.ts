@@ -21,10 +21,10 @@ export class PosClient {
     return requireBody('pos', await this.call({ method: 'GET', route: '/employees', path: '/employees', query, response: EmployeeList }));
   }
 
-  private call<T>(req: Omit<UpstreamRequest<T>, 'headers' | 'signal'>): Promise<T | undefined> {
+  private call<T>(req: Omit<UpstreamRequest<T>, 'headers' | 'signal' | 'deadline'>): Promise<T | undefined> {
     // Every POS operation takes the token (pos-service.md, "Authentication").
     const missing = this.credentials.missing(['pos-access-token']);
     if (missing.length > 0) throw new MissingCredentialError(missing);
-    return this.http.call({ ...req, headers: { ...this.scope.headers(), ...this.credentials.headers('pos') }, signal: this.scope.signal }, this.scope.record);
+    return this.http.call({ ...req, headers: { ...this.scope.headers(), ...this.credentials.headers('pos') }, signal: this.scope.signal, deadline: this.scope.deadline }, this.scope.record);
   }
 }

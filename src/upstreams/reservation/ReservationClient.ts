@@ -81,11 +81,11 @@ export class ReservationClient {
     return requireBody('reservation', res);
   }
 
-  private call<T>(operation: Operation, req: Omit<UpstreamRequest<T>, 'headers' | 'signal'>): Promise<T | undefined> {
+  private call<T>(operation: Operation, req: Omit<UpstreamRequest<T>, 'headers' | 'signal' | 'deadline'>): Promise<T | undefined> {
     const missing = this.credentials.missing(RESERVATION_REQUIRED_HEADERS[operation]);
     if (missing.length > 0) throw new MissingCredentialError(missing);
     return this.http.call(
-      { ...req, headers: { ...this.scope.headers(), ...this.credentials.headers('reservation') }, signal: this.scope.signal },
+      { ...req, headers: { ...this.scope.headers(), ...this.credentials.headers('reservation') }, signal: this.scope.signal, deadline: this.scope.deadline },
       this.scope.record,
     );
   }

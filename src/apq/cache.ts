@@ -1,0 +1,95 @@
+import { ErrorsAreMissesCache, InMemoryLRUCache, type KeyValueCache, type KeyValueCacheSetOptions } from '@apollo/utils.keyvaluecache';
+import Redis from 'ioredis';
+import type { Logger } from '../logger';
+
+export interface PersistedQueryCacheOptions {
+  /** Bytes of query text kept in this process. */
+  maxBytes: number;
+  /** When set, query texts are shared with every replica through Redis. */
+  redisUrl?: string;
+  logger: Logger;
+}
+
+export interface PersistedQueryCache {
+  cache: KeyValueCache<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * The automatic persisted queries store: a bounded in-memory LRU, and Redis behind it when REDIS_URL is set so
+ * replicas share registrations. Redis trouble is never a request's trouble: its errors are misses (Apollo's
+ * ErrorsAreMissesCache), commands fail fast instead of queueing while it is away, and the local tier keeps
+ * serving what this replica has seen.
+ */
+export function createPersistedQueryCache(options: PersistedQueryCacheOptions): PersistedQueryCache {
+  const local = new InMemoryLRUCache<string>({ maxSize: options.maxBytes, sizeCalculation: (v: string) => Buffer.byteLength(v) || 1 });
+  if (!options.redisUrl) return { cache: local, close: async () => undefined };
+
+  const redis = new Redis(options.redisUrl, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: 250,
+    connectTimeout: 1000,
+    retryStrategy: (times) => Math.min(times * 250, 5000),
+  });
+  let lastWarning = 0;
+  redis.on('error', (err: Error) => {
+    // Reconnects are continuous while Redis is away; one warning every 30 s is enough for an operator.
+    if (Date.now() - lastWarning > 30_000) {
+      lastWarning = Date.now();
+      options.logger.warn({ err: { message: err.message } }, 'persisted query cache: Redis unavailable, serving from memory');
+    }
+  });
+  const remote = new ErrorsAreMissesCache(new RedisKeyValueCache(redis, 'tablegraph:apq:'));
+  return {
+    cache: new TieredCache(local, remote),
+    close: async () => {
+      redis.disconnect();
+    },
+  };
+}
+
+/** A KeyValueCache over one Redis connection; ttl in seconds as Apollo gives it. */
+export class RedisKeyValueCache implements KeyValueCache<string> {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+
+  async get(key: string): Promise<string | undefined> {
+    return (await this.redis.get(this.prefix + key)) ?? undefined;
+  }
+
+  async set(key: string, value: string, options?: KeyValueCacheSetOptions): Promise<void> {
+    if (options?.ttl) await this.redis.set(this.prefix + key, value, 'EX', Math.ceil(options.ttl));
+    else await this.redis.set(this.prefix + key, value);
+  }
+
+  async delete(key: string): Promise<boolean> {
+    return (await this.redis.del(this.prefix + key)) > 0;
+  }
+}
+
+/** Local first, then the shared tier (filling the local one on a hit); writes go to both. */
+class TieredCache implements KeyValueCache<string> {
+  constructor(
+    private readonly local: KeyValueCache<string>,
+    private readonly shared: KeyValueCache<string>,
+  ) {}
+
+  async get(key: string): Promise<string | undefined> {
+    const hit = await this.local.get(key);
+    if (hit !== undefined) return hit;
+    const shared = await this.shared.get(key);
+    if (shared !== undefined) await this.local.set(key, shared);
+    return shared;
+  }
+
+  async set(key: string, value: string, options?: KeyValueCacheSetOptions): Promise<void> {
+    await Promise.all([this.local.set(key, value, options), this.shared.set(key, value, options)]);
+  }
+
+  async delete(key: string): Promise<boolean | void> {
+    await Promise.all([this.local.delete(key), this.shared.delete(key)]);
+  }
+}

@@ -1,0 +1,212 @@
+import {
+  BrokenCircuitError,
+  BulkheadRejectedError,
+  CircuitState,
+  ConsecutiveBreaker,
+  CountBreaker,
+  TaskCancelledError,
+  bulkhead,
+  circuitBreaker,
+  handleWhen,
+  retry,
+  type BulkheadPolicy,
+  type CircuitBreakerPolicy,
+  type IBackoff,
+  type IBackoffFactory,
+  type IBreaker,
+  type IRetryBackoffContext,
+} from 'cockatiel';
+import { UpstreamError, type ServiceName } from '../errors';
+import { RetryBudget } from './retryBudget';
+
+export interface RetryOptions {
+  /** Retries after the first attempt, for idempotent GETs only. Default 2. */
+  maxRetries: number;
+  /** First backoff ceiling; each retry doubles it, and the wait is drawn in [0, ceiling) (full jitter). */
+  baseDelayMs: number;
+  /** Ceiling of any single backoff. */
+  maxDelayMs: number;
+  /** A `Retry-After` longer than this is not waited for: the call fails at once instead. */
+  maxRetryAfterMs: number;
+  /** Retries may add at most this share of load (0.1 = 10 %), over a 10 s window. */
+  budgetRatio: number;
+  /** Retries always allowed per second, so a quiet gateway can still retry. */
+  budgetMinPerSecond: number;
+}
+
+export interface BreakerOptions {
+  /** Opens after this many failures in a row. */
+  consecutiveFailures: number;
+  /** …or when this share of the last `windowSize` calls failed (once `minimumCalls` were made). */
+  failureRatio: number;
+  windowSize: number;
+  minimumCalls: number;
+  /** Open this long before a half-open probe is let through. */
+  halfOpenAfterMs: number;
+}
+
+export interface BulkheadOptions {
+  /** Calls in flight to this upstream at once. */
+  maxConcurrent: number;
+  /** Calls waiting for a slot; beyond it, calls are shed at once. */
+  maxQueued: number;
+}
+
+export interface ResilienceOptions {
+  service: ServiceName;
+  retry: RetryOptions;
+  breaker: BreakerOptions;
+  bulkhead: BulkheadOptions;
+  /** Told when the circuit changes state: for the log line and the metric. */
+  onCircuitStateChange?: (service: ServiceName, state: CircuitStateName) => void;
+  /** Told of each retry and its wait. */
+  onRetry?: (service: ServiceName, attempt: number, delayMs: number, error: UpstreamError) => void;
+  random?: () => number;
+}
+
+export type CircuitStateName = 'closed' | 'half-open' | 'open';
+
+const STATE_NAMES: Record<CircuitState, CircuitStateName> = {
+  [CircuitState.Closed]: 'closed',
+  [CircuitState.HalfOpen]: 'half-open',
+  [CircuitState.Open]: 'open',
+  [CircuitState.Isolated]: 'open',
+};
+
+/** Statuses that say "try again later" rather than "your request is wrong". */
+const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
+
+/**
+ * The resilience policies of one upstream, composed once per service (cockatiel):
+ * retry (GETs only, full-jitter backoff, Retry-After, a retry budget, within the request's deadline)
+ * → circuit breaker (consecutive failures or a failure ratio; half-open probes after a cool-down)
+ * → bulkhead (bounded concurrency with a bounded queue; overload is shed at once).
+ * Every attempt passes the breaker and the bulkhead, so retries count against both.
+ */
+export class UpstreamResilience {
+  private readonly breaker: CircuitBreakerPolicy;
+  private readonly bulkhead: BulkheadPolicy;
+  private readonly budget: RetryBudget;
+  private readonly random: () => number;
+
+  constructor(private readonly options: ResilienceOptions) {
+    const { breaker, service } = options;
+    this.breaker = circuitBreaker(handleWhen(isBreakerFailure), {
+      halfOpenAfter: breaker.halfOpenAfterMs,
+      breaker: new EitherBreaker(
+        new ConsecutiveBreaker(breaker.consecutiveFailures),
+        new CountBreaker({ threshold: breaker.failureRatio, size: breaker.windowSize, minimumNumberOfCalls: breaker.minimumCalls }),
+      ),
+    });
+    this.breaker.onStateChange((state) => options.onCircuitStateChange?.(service, STATE_NAMES[state]));
+    this.bulkhead = bulkhead(options.bulkhead.maxConcurrent, options.bulkhead.maxQueued);
+    this.budget = new RetryBudget(options.retry.budgetRatio, options.retry.budgetMinPerSecond);
+    this.random = options.random ?? Math.random;
+  }
+
+  get circuitState(): CircuitStateName {
+    return STATE_NAMES[this.breaker.state];
+  }
+
+  /** Runs `attempt` under the policies; `deadline` is the request's (epoch ms), `signal` aborts at it. */
+  async execute<T>(idempotent: boolean, attempt: () => Promise<T>, deadline: number, signal?: AbortSignal): Promise<T> {
+    const once = () => this.guarded(attempt, signal);
+    if (!idempotent || this.options.retry.maxRetries === 0) return once();
+    this.budget.recordRequest();
+    const policy = retry(
+      handleWhen((err) => this.shouldRetry(err, deadline)),
+      { maxAttempts: this.options.retry.maxRetries, backoff: new JitteredBackoff(this.options.retry, this.random, deadline) },
+    );
+    policy.onRetry((event) => {
+      if ('error' in event && event.error instanceof UpstreamError) this.options.onRetry?.(this.options.service, event.attempt, event.delay, event.error);
+    });
+    try {
+      return await policy.execute(once, signal);
+    } catch (err) {
+      // A wait cut short by the deadline surfaces as cockatiel's cancellation.
+      if (err instanceof TaskCancelledError) throw deadlineError(this.options.service);
+      throw err;
+    }
+  }
+
+  private async guarded<T>(attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    try {
+      return await this.breaker.execute(() => this.bulkhead.execute(attempt, signal), signal);
+    } catch (err) {
+      if (err instanceof BrokenCircuitError) {
+        throw new UpstreamError(this.options.service, 'unavailable', { detail: 'its circuit is open after repeated failures; calls fail fast until it recovers' });
+      }
+      if (err instanceof BulkheadRejectedError) {
+        throw new UpstreamError(this.options.service, 'unavailable', { detail: 'the gateway is at its limit of concurrent calls to it; try again shortly' });
+      }
+      if (err instanceof TaskCancelledError) throw deadlineError(this.options.service);
+      throw err;
+    }
+  }
+
+  private shouldRetry(err: Error, deadline: number): boolean {
+    if (!(err instanceof UpstreamError) || err.deadlineExceeded) return false;
+    const transient =
+      (err.failure === 'timeout' || (err.failure === 'unavailable' && err.connectionFailed) || (err.failure === 'status' && RETRYABLE_STATUSES.has(err.status ?? 0)));
+    if (!transient) return false;
+    if (err.retryAfterMs !== undefined && (err.retryAfterMs > this.options.retry.maxRetryAfterMs || Date.now() + err.retryAfterMs >= deadline)) return false;
+    if (Date.now() >= deadline) return false;
+    return this.budget.tryRetry();
+  }
+}
+
+/** Failures that say the upstream is unwell: no answer, or a 5xx. A 4xx is an answer about the request. */
+function isBreakerFailure(err: Error): boolean {
+  if (!(err instanceof UpstreamError) || err.deadlineExceeded) return false;
+  return err.failure === 'timeout' || (err.failure === 'unavailable' && err.connectionFailed) || (err.failure === 'status' && (err.status ?? 0) >= 500);
+}
+
+export function deadlineError(service: ServiceName): UpstreamError {
+  return new UpstreamError(service, 'timeout', { detail: "the request's time budget ran out", deadlineExceeded: true });
+}
+
+/** Opens when either breaker would: consecutive failures, or a failure ratio over a window. */
+class EitherBreaker implements IBreaker {
+  constructor(
+    private readonly a: IBreaker,
+    private readonly b: IBreaker,
+  ) {}
+
+  get state(): unknown {
+    return [this.a.state, this.b.state];
+  }
+
+  set state(value: unknown) {
+    const [a, b] = value as [unknown, unknown];
+    this.a.state = a;
+    this.b.state = b;
+  }
+
+  success(state: CircuitState): void {
+    this.a.success(state);
+    this.b.success(state);
+  }
+
+  failure(state: CircuitState): boolean {
+    const a = this.a.failure(state);
+    const b = this.b.failure(state);
+    return a || b;
+  }
+}
+
+/** Exponential backoff with full jitter; an upstream's `Retry-After` wins; never past the request's deadline. */
+class JitteredBackoff implements IBackoffFactory<IRetryBackoffContext<unknown>> {
+  constructor(
+    private readonly options: RetryOptions,
+    private readonly random: () => number,
+    private readonly deadline: number,
+  ) {}
+
+  next(context: IRetryBackoffContext<unknown>): IBackoff<IRetryBackoffContext<unknown>> {
+    const error = 'error' in context.result ? context.result.error : undefined;
+    const ceiling = Math.min(this.options.maxDelayMs, this.options.baseDelayMs * 2 ** Math.max(0, context.attempt - 1));
+    const wanted = error instanceof UpstreamError && error.retryAfterMs !== undefined ? error.retryAfterMs : this.random() * ceiling;
+    const duration = Math.max(0, Math.min(wanted, this.deadline - Date.now()));
+    return { duration, next: (c) => this.next(c) };
+  }
+}
