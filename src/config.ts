@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { UpstreamHttpOptions } from './upstreams/http';
 import type { BreakerOptions, BulkheadOptions, RetryOptions } from './upstreams/resilience';
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
@@ -82,15 +83,12 @@ export type QueryLimits = Readonly<{
   maxDirectives: number;
 }>;
 
-export type UpstreamConfig = Readonly<{
-  baseUrl: string;
-  connectTimeoutMs: number;
-  headersTimeoutMs: number;
-  bodyTimeoutMs: number;
-  connections: number;
-  maxResponseBytes: number;
-  resilience: Readonly<{ retry: RetryOptions; breaker: BreakerOptions; bulkhead: BulkheadOptions }>;
-}>;
+/** One upstream's settings: the transport's options (documented there) and its resilience policies. */
+export type UpstreamConfig = Readonly<
+  Omit<UpstreamHttpOptions, 'service' | 'onCall' | 'resilience'> & {
+    resilience: Readonly<{ retry: RetryOptions; breaker: BreakerOptions; bulkhead: BulkheadOptions }>;
+  }
+>;
 
 /** Thrown with every problem of the environment at once, each naming its variable. */
 export class ConfigError extends Error {
