@@ -9,6 +9,7 @@ const bool = (def: boolean) =>
     .transform((v) => v === 'true' || v === '1')
     .default(def);
 const ratio = (def: number) => z.coerce.number().min(0).max(1).default(def);
+const openRatio = (def: number) => z.coerce.number().gt(0, 'must be above 0').lt(1, 'must be below 1').default(def);
 const baseUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
 /**
@@ -36,7 +37,7 @@ export const ConfigSchema = z.object({
   UPSTREAM_RETRY_BUDGET_RATIO: ratio(0.1),
   UPSTREAM_RETRY_BUDGET_MIN_PER_SECOND: int(1),
   BREAKER_CONSECUTIVE_FAILURES: int(5, 1),
-  BREAKER_FAILURE_RATIO: ratio(0.5),
+  BREAKER_FAILURE_RATIO: openRatio(0.5),
   BREAKER_WINDOW_SIZE: int(20, 1),
   BREAKER_MINIMUM_CALLS: int(10, 1),
   BREAKER_HALF_OPEN_AFTER_MS: int(10_000, 1),
@@ -50,10 +51,15 @@ export const ConfigSchema = z.object({
   MAX_ALIASES: int(10),
   MAX_TOKENS: int(2000, 1),
   MAX_DIRECTIVES: int(20),
+  MAX_UPSTREAM_CALLS: int(150, 1),
   INTROSPECTION: bool(false),
   APQ_CACHE_MAX_BYTES: int(10 * 1024 * 1024, 1024),
   APQ_TTL_SECONDS: int(86_400, 1),
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
+}).superRefine((e, ctx) => {
+  if (e.BREAKER_MINIMUM_CALLS > e.BREAKER_WINDOW_SIZE) {
+    ctx.addIssue({ code: 'custom', path: ['BREAKER_MINIMUM_CALLS'], message: `must not exceed BREAKER_WINDOW_SIZE (${e.BREAKER_WINDOW_SIZE})` });
+  }
 });
 
 export type Config = Readonly<{
@@ -81,6 +87,7 @@ export type QueryLimits = Readonly<{
   maxAliases: number;
   maxTokens: number;
   maxDirectives: number;
+  maxUpstreamCalls: number;
 }>;
 
 /** One upstream's settings: the transport's options (documented there) and its resilience policies. */
@@ -148,6 +155,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxAliases: e.MAX_ALIASES,
       maxTokens: e.MAX_TOKENS,
       maxDirectives: e.MAX_DIRECTIVES,
+      maxUpstreamCalls: e.MAX_UPSTREAM_CALLS,
     },
     introspection: e.INTROSPECTION || e.NODE_ENV !== 'production',
     persistedQueries: { maxBytes: e.APQ_CACHE_MAX_BYTES, ttlSeconds: e.APQ_TTL_SECONDS, redisUrl: e.REDIS_URL },

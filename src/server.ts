@@ -9,6 +9,7 @@ import { createContext, requestIdFrom, type GatewayContext, type Upstreams } fro
 import { createFormatError, type ServiceName, type UpstreamError } from './errors';
 import { BodyTooLargeError, readBody } from './http/body';
 import { requestLogPlugin } from './http/requestLogPlugin';
+import { upstreamCallLimitPlugin } from './limits/upstreamCallLimit';
 import type { Logger } from './logger';
 import { resolvers, snakeCaseFieldResolver } from './resolvers';
 import { loadTypeDefs } from './schema';
@@ -55,10 +56,10 @@ export function loggingHooks(logger: Logger): UpstreamHooks {
   return {
     onCircuitStateChange: (service, state) => {
       const log = state === 'closed' ? logger.info.bind(logger) : logger.warn.bind(logger);
-      log({ service, circuit: state }, `circuit of the ${service} service is ${state}`);
+      log({ upstream: service, circuit: state }, `circuit of the ${service} service is ${state}`);
     },
     onRetry: (service, attempt, delayMs, error) =>
-      logger.debug({ service, attempt, delayMs: Math.round(delayMs), failure: error.failure, status: error.status }, 'retrying upstream call'),
+      logger.debug({ upstream: service, attempt, delayMs: Math.round(delayMs), failure: error.failure, status: error.status }, 'retrying upstream call'),
   };
 }
 
@@ -91,6 +92,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     formatError: createFormatError(logger),
     plugins: [
       ...armor.plugins,
+      upstreamCallLimitPlugin({ maxCalls: limits.maxUpstreamCalls }),
       production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }),
       requestLogPlugin(),
     ],

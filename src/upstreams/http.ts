@@ -238,9 +238,11 @@ interface Answer {
 export function retryAfterMs(header: string | string[] | undefined, now = Date.now()): number | undefined {
   const value = Array.isArray(header) ? header[0] : header;
   if (!value) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // Only an IMF-fixdate (RFC 9110) is a date: V8's Date.parse would read "-1" or "1.5" as a year.
+  if (!/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(text)) return undefined;
+  return Math.max(0, Date.parse(text) - now);
 }
 
 class ResponseTooLargeError extends Error {}
