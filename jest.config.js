@@ -6,4 +6,6 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }] },
   testTimeout: 20000,
   reporters: ['default', '<rootDir>/test/support/summaryReporter.js'],
+  globalSetup: '<rootDir>/test/support/globalSetup.js',
+  globalTeardown: '<rootDir>/test/support/globalTeardown.js',
 };

@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../../src/config';
@@ -43,6 +44,8 @@ export async function startStack(options: { sandbox?: SandboxOptions; env?: Reco
   const destination = new Writable({
     write(chunk: Buffer, _enc, done) {
       logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      // The whole run's log, checked for credentials at its end (test/support/globalTeardown.js).
+      if (process.env.TABLEGRAPH_TEST_LOG) appendFileSync(process.env.TABLEGRAPH_TEST_LOG, chunk);
       done();
     },
   });
