@@ -6,8 +6,15 @@ import type { Config } from './config';
 import { createContext, requestIdFrom, type GatewayContext, type Upstreams } from './context';
 import { createFormatError } from './errors';
 import { BodyTooLargeError, readBody } from './http/body';
+import { ServerLifecycle, type LifecycleState } from './http/lifecycle';
+import { metricsPlugin } from './http/metricsPlugin';
+import { opsRoutes } from './http/opsRoutes';
 import { requestLogPlugin } from './http/requestLogPlugin';
+import { tracingPlugin } from './http/tracingPlugin';
 import type { Logger } from './logger';
+import { GatewayMetrics } from './observability/metrics';
+import { inRequestScope } from './observability/requestScope';
+import { observabilityHooks } from './observability/upstreamHooks';
 import { resolvers, snakeCaseFieldResolver } from './resolvers';
 import { loadTypeDefs } from './schema';
 import { UpstreamHttp, type UpstreamCallRecord } from './upstreams/http';
@@ -17,6 +24,8 @@ export interface GatewayDeps {
   logger: Logger;
   /** Defaults to undici pools on the configured base addresses. */
   upstreams?: Upstreams;
+  /** Defaults to a new registry of this gateway's own. */
+  metrics?: GatewayMetrics;
 }
 
 export interface Gateway {
@@ -25,8 +34,15 @@ export interface Gateway {
   readonly apollo: ApolloServer<GatewayContext>;
   /** Whether /readyz answers 200: after start(), until drain() begins. */
   readonly ready: boolean;
+  readonly state: LifecycleState;
+  readonly metrics: GatewayMetrics;
   start(): Promise<void>;
-  /** Readiness turns 503; in-flight requests finish; keep-alive connections close; upstream pools close. */
+  /** Readiness turns 503 while the gateway keeps serving (the shutdown delay, so load balancers move away). */
+  drain(): void;
+  /**
+   * Readiness turns 503; the listener closes; in-flight requests finish (cut after DRAIN_TIMEOUT_MS); keep-alive
+   * connections close; upstream pools close.
+   */
   stop(): Promise<void>;
 }
 
@@ -40,11 +56,14 @@ export function createUpstreams(config: Config, onCall?: (record: UpstreamCallRe
 /** Builds the gateway (Apollo server and HTTP routes) without listening. */
 export function createGateway(deps: GatewayDeps): Gateway {
   const { config, logger } = deps;
-  const upstreams = deps.upstreams ?? createUpstreams(config);
+  const metrics = deps.metrics ?? new GatewayMetrics();
+  const upstreams = deps.upstreams ?? createUpstreams(config, observabilityHooks(metrics, logger).onCall);
   const production = config.env === 'production';
   const apollo = new ApolloServer<GatewayContext>({
     typeDefs: loadTypeDefs(),
     resolvers,
+    // The process's signals are main.ts's business: Apollo's own handler would stop it in the middle of the drain.
+    stopOnTerminationSignals: false,
     fieldResolver: snakeCaseFieldResolver,
     introspection: config.introspection,
     includeStacktraceInErrorResponses: false,
@@ -53,11 +72,14 @@ export function createGateway(deps: GatewayDeps): Gateway {
     plugins: [
       production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }),
       requestLogPlugin(),
+      metricsPlugin(metrics),
+      tracingPlugin(),
     ],
   });
 
-  let ready = false;
+  const lifecycle = new ServerLifecycle();
   const server = createServer((req, res) => {
+    lifecycle.track(res);
     route(req, res).catch((err: unknown) => {
       logger.error({ err }, 'request handling failed');
       if (!res.headersSent) sendJson(res, 500, { errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
@@ -67,8 +89,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://gateway.invalid');
-    if (url.pathname === '/healthz' && req.method === 'GET') return sendJson(res, 200, { status: 'ok' });
-    if (url.pathname === '/readyz' && req.method === 'GET') return sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not ready' });
+    if (await opsRoutes(req, res, url.pathname, { lifecycle, metrics })) return;
     if (url.pathname === '/graphql') return graphql(req, res, url);
     sendJson(res, 404, { error: 'Not found' });
   }
@@ -97,10 +118,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
       if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
     }
     const httpGraphQLRequest: HTTPGraphQLRequest = { method: req.method, headers, search: url.search, body };
-    const result = await apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest,
-      context: async () => createContext({ config, logger, upstreams }, { header: (name) => header(req, name), requestId }),
-    });
+    const result = await inRequestScope({ requestId, method: req.method, headers: req.headers }, () =>
+      apollo.executeHTTPGraphQLRequest({
+        httpGraphQLRequest,
+        context: async () => createContext({ config, logger, upstreams, metrics }, { header: (name) => header(req, name), requestId }),
+      }),
+    );
     res.statusCode = result.status ?? 200;
     for (const [key, value] of result.headers) res.setHeader(key, value);
     if (result.body.kind === 'complete') {
@@ -114,19 +137,23 @@ export function createGateway(deps: GatewayDeps): Gateway {
   return {
     server,
     apollo,
+    metrics,
     get ready() {
-      return ready;
+      return lifecycle.ready;
+    },
+    get state() {
+      return lifecycle.state;
     },
     async start() {
       await apollo.start();
-      ready = true;
+      lifecycle.markReady();
+    },
+    drain() {
+      lifecycle.markDraining();
     },
     async stop() {
-      ready = false;
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+      const { cut } = await lifecycle.drain(server, config.drainTimeoutMs);
+      if (cut > 0) logger.warn({ requests: cut, drainTimeoutMs: config.drainTimeoutMs }, 'drain timeout passed: cut the requests still in flight');
       await apollo.stop();
       await Promise.all([upstreams.reservation.close(), upstreams.pos.close()]);
     },
