@@ -44,3 +44,21 @@ function logUpstreamFailure(logger: Logger, record: UpstreamCallRecord): void {
   if (clientSide) logger.info(fields, 'upstream call failed');
   else logger.warn(fields, 'upstream call failed');
 }
+
+/**
+ * Listener sets that each get every event: where both sets listen to the same event, both are called, `a` first.
+ * For composing these hooks with others (the transports' logging hooks) rather than letting one replace the other.
+ */
+export function combineHooks<A extends object, B extends object>(a: A, b: B): A & B {
+  const combined: Record<string, unknown> = Object.assign({}, a, b);
+  for (const [key, first] of Object.entries(a)) {
+    const second: unknown = Reflect.get(b, key);
+    if (typeof first === 'function' && typeof second === 'function') {
+      combined[key] = (...args: unknown[]) => {
+        first(...args);
+        second(...args);
+      };
+    }
+  }
+  return combined as A & B;
+}
