@@ -22,6 +22,10 @@ export const ConfigSchema = z.object({
   POS_BASE_URL: baseUrl,
   PORT: int(4000).pipe(z.number().max(65535)),
   HOST: z.string().min(1).default('0.0.0.0'),
+  SHUTDOWN_DELAY_MS: int(5000),
+  DRAIN_TIMEOUT_MS: int(15_000, 1),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default('tablegraph'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   POS_TIMESTAMP_UNIT: z.enum(['s', 'ms']).default('s'),
   UPSTREAM_CONNECT_TIMEOUT_MS: int(1000, 1),
@@ -66,6 +70,12 @@ export type Config = Readonly<{
   env: 'production' | 'development' | 'test';
   port: number;
   host: string;
+  /** After SIGTERM/SIGINT: keep serving with readiness 503 this long, so load balancers stop sending traffic. */
+  shutdownDelayMs: number;
+  /** Then: the longest wait for in-flight requests before their connections are cut. */
+  drainTimeoutMs: number;
+  /** Traces are exported over OTLP/HTTP when `endpoint` is set. */
+  tracing: Readonly<{ endpoint?: string; serviceName: string }>;
   logLevel: z.infer<typeof ConfigSchema>['LOG_LEVEL'];
   posTimestampUnit: 's' | 'ms';
   reservation: UpstreamConfig;
@@ -106,9 +116,12 @@ export class ConfigError extends Error {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = ConfigSchema.safeParse(withoutBlanks(env));
+  const input = withoutBlanks(env);
+  const parsed = ConfigSchema.safeParse(input);
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.code === 'invalid_type' && i.input === undefined ? 'is required' : i.message}`));
+    // zod 4 leaves the input out of its issues, so "missing" is told from the environment itself. Values are never
+    // echoed: a malformed one may still hold a secret.
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${input[String(i.path[0])] === undefined ? 'is required' : problemOf(i)}`));
   }
   const e = parsed.data;
   const upstream = (baseUrl: string): UpstreamConfig => ({
@@ -141,6 +154,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     env: e.NODE_ENV,
     port: e.PORT,
     host: e.HOST,
+    shutdownDelayMs: e.SHUTDOWN_DELAY_MS,
+    drainTimeoutMs: e.DRAIN_TIMEOUT_MS,
+    tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME },
     logLevel: e.LOG_LEVEL,
     posTimestampUnit: e.POS_TIMESTAMP_UNIT,
     reservation: upstream(e.RESERVATION_BASE_URL),
@@ -160,6 +176,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     introspection: e.INTROSPECTION || e.NODE_ENV !== 'production',
     persistedQueries: { maxBytes: e.APQ_CACHE_MAX_BYTES, ttlSeconds: e.APQ_TTL_SECONDS, redisUrl: e.REDIS_URL },
   });
+}
+
+function problemOf(issue: z.core.$ZodIssue): string {
+  if (issue.code !== 'invalid_type') return issue.message;
+  return issue.expected === 'int' ? 'must be an integer' : `must be a ${issue.expected}`;
 }
 
 /** An empty variable counts as unset, as shells and container specs often leave them. */

@@ -4,6 +4,7 @@ import type { Config } from './config';
 import { ServiceCredentials } from './credentials';
 import { checkById } from './loaders/checkById';
 import type { Logger } from './logger';
+import type { GatewayMetrics } from './observability/metrics';
 import type { CallScope, UpstreamCallRecord, UpstreamHttp } from './upstreams/http';
 import { PosClient } from './upstreams/pos/PosClient';
 import type { CheckDto } from './upstreams/pos/dto';
@@ -38,6 +39,8 @@ export interface ContextDeps {
   config: Config;
   logger: Logger;
   upstreams: Upstreams;
+  /** Where the loaders report their batch sizes; none in unit tests. */
+  metrics?: GatewayMetrics;
 }
 
 /**
@@ -62,7 +65,7 @@ export function createContext(deps: ContextDeps, request: { header: (lowerName: 
     requestId: request.requestId,
     reservation,
     pos,
-    loaders: { checkById: checkById(pos, deps.config.checkLoaderConcurrency) },
+    loaders: { checkById: checkById(pos, deps.config.checkLoaderConcurrency, (size) => deps.metrics?.observeLoaderBatch('checkById', size)) },
     upstreamCalls,
   };
 }

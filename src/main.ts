@@ -1,37 +1,75 @@
+import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config';
-import { createLogger } from './logger';
+import { createLogger, type Logger } from './logger';
+import { startTracing, type Tracing } from './observability/tracing';
 import { createGateway, type Gateway } from './server';
 
-/** Process entry: config → server → listen → drain on signal. */
+/** Beyond the shutdown delay and the drain timeout, how long closing the pools and flushing spans may take. */
+const CLEANUP_GRACE_MS = 10_000;
+
+/**
+ * Process entry: config → tracing → server → listen → start → drain on signal. The server listens before it has
+ * started, so `/healthz` answers at once and `/readyz` says 503 until GraphQL can be served.
+ */
 export async function runGateway(config: Config, options: { pretty?: boolean } = {}): Promise<Gateway> {
   const logger = createLogger({ level: config.logLevel, pretty: options.pretty });
+  const tracing = startTracing(config.tracing);
   const gateway = createGateway({ config, logger });
-  await gateway.start();
   await new Promise<void>((resolve, reject) => {
     gateway.server.once('error', reject);
     gateway.server.listen(config.port, config.host, () => resolve());
   });
-  logger.info({ port: config.port, host: config.host, env: config.env }, 'gateway listening');
-
-  let stopping = false;
-  const shutdown = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'draining');
-    gateway.stop().then(
-      () => {
-        logger.info('stopped');
-        process.exit(0);
-      },
-      (err: unknown) => {
-        logger.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+  const { port } = gateway.server.address() as AddressInfo;
+  logger.info({ port, host: config.host, env: config.env, tracing: tracing !== undefined }, 'gateway listening');
+  await gateway.start();
+  logger.info('gateway ready');
+  stopOnSignal(gateway, config, logger, tracing);
   return gateway;
+}
+
+/**
+ * SIGTERM or SIGINT: readiness turns 503 and the gateway keeps serving for SHUTDOWN_DELAY_MS (load balancers take
+ * the replica out meanwhile); then it stops accepting connections, lets the requests in flight finish within
+ * DRAIN_TIMEOUT_MS, closes its upstream pools, flushes its spans and exits 0. A second signal skips the delay.
+ */
+function stopOnSignal(gateway: Gateway, config: Config, logger: Logger, tracing: Tracing | undefined): void {
+  let skipDelay: (() => void) | undefined;
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.info({ signal }, 'second signal: skipping the shutdown delay');
+      skipDelay?.();
+      return;
+    }
+    stopping = true;
+    logger.info({ signal, shutdownDelayMs: config.shutdownDelayMs, drainTimeoutMs: config.drainTimeoutMs }, 'draining');
+    gateway.drain();
+    setTimeout(() => {
+      logger.error('shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, config.shutdownDelayMs + config.drainTimeoutMs + CLEANUP_GRACE_MS).unref();
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, config.shutdownDelayMs);
+      skipDelay = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    })
+      .then(() => gateway.stop())
+      .then(() => tracing?.shutdown())
+      .then(
+        () => {
+          logger.info('stopped');
+          process.exit(0);
+        },
+        (err: unknown) => {
+          logger.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
 }
 
 if (require.main === module) {

@@ -8,9 +8,16 @@ import type { Config, UpstreamConfig } from './config';
 import { createContext, requestIdFrom, type GatewayContext, type Upstreams } from './context';
 import { createFormatError, type ServiceName, type UpstreamError } from './errors';
 import { BodyTooLargeError, readBody } from './http/body';
+import { ServerLifecycle, type LifecycleState } from './http/lifecycle';
+import { metricsPlugin } from './http/metricsPlugin';
+import { opsRoutes } from './http/opsRoutes';
 import { requestLogPlugin } from './http/requestLogPlugin';
+import { tracingPlugin } from './http/tracingPlugin';
 import { upstreamCallLimitPlugin } from './limits/upstreamCallLimit';
 import type { Logger } from './logger';
+import { GatewayMetrics } from './observability/metrics';
+import { inRequestScope } from './observability/requestScope';
+import { combineHooks, observabilityHooks } from './observability/upstreamHooks';
 import { resolvers, snakeCaseFieldResolver } from './resolvers';
 import { loadTypeDefs } from './schema';
 import { UpstreamHttp, type UpstreamCallRecord } from './upstreams/http';
@@ -21,6 +28,8 @@ export interface GatewayDeps {
   logger: Logger;
   /** Defaults to undici pools on the configured base addresses. */
   upstreams?: Upstreams;
+  /** Defaults to a new registry of this gateway's own. */
+  metrics?: GatewayMetrics;
 }
 
 export interface Gateway {
@@ -29,8 +38,15 @@ export interface Gateway {
   readonly apollo: ApolloServer<GatewayContext>;
   /** Whether /readyz answers 200: after start(), until drain() begins. */
   readonly ready: boolean;
+  readonly state: LifecycleState;
+  readonly metrics: GatewayMetrics;
   start(): Promise<void>;
-  /** Readiness turns 503; in-flight requests finish; keep-alive connections close; upstream pools close. */
+  /** Readiness turns 503 while the gateway keeps serving (the shutdown delay, so load balancers move away). */
+  drain(): void;
+  /**
+   * Readiness turns 503; the listener closes; in-flight requests finish (cut after DRAIN_TIMEOUT_MS); keep-alive
+   * connections close; upstream pools close.
+   */
   stop(): Promise<void>;
 }
 
@@ -66,7 +82,9 @@ export function loggingHooks(logger: Logger): UpstreamHooks {
 /** Builds the gateway (Apollo server and HTTP routes) without listening. */
 export function createGateway(deps: GatewayDeps): Gateway {
   const { config, logger } = deps;
-  const upstreams = deps.upstreams ?? createUpstreams(config, loggingHooks(logger));
+  const metrics = deps.metrics ?? new GatewayMetrics();
+  // Both listener sets hear every event: the circuit's log line and its gauge.
+  const upstreams = deps.upstreams ?? createUpstreams(config, combineHooks(loggingHooks(logger), observabilityHooks(metrics, logger)));
   const production = config.env === 'production';
   const { limits } = config;
   const armor = new ApolloArmor({
@@ -81,6 +99,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const apollo = new ApolloServer<GatewayContext>({
     typeDefs: loadTypeDefs(),
     resolvers,
+    // The process's signals are main.ts's business: Apollo's own handler would stop it in the middle of the drain.
+    stopOnTerminationSignals: false,
+    logger,
     fieldResolver: snakeCaseFieldResolver,
     introspection: config.introspection,
     includeStacktraceInErrorResponses: false,
@@ -95,11 +116,14 @@ export function createGateway(deps: GatewayDeps): Gateway {
       upstreamCallLimitPlugin({ maxCalls: limits.maxUpstreamCalls }),
       production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }),
       requestLogPlugin(),
+      metricsPlugin(metrics),
+      tracingPlugin(),
     ],
   });
 
-  let ready = false;
+  const lifecycle = new ServerLifecycle();
   const server = createServer((req, res) => {
+    lifecycle.track(res);
     route(req, res).catch((err: unknown) => {
       logger.error({ err }, 'request handling failed');
       if (!res.headersSent) sendJson(res, 500, { errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
@@ -109,8 +133,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://gateway.invalid');
-    if (url.pathname === '/healthz' && req.method === 'GET') return sendJson(res, 200, { status: 'ok' });
-    if (url.pathname === '/readyz' && req.method === 'GET') return sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not ready' });
+    if (await opsRoutes(req, res, url.pathname, { lifecycle, metrics })) return;
     if (url.pathname === '/graphql') return graphql(req, res, url);
     sendJson(res, 404, { error: 'Not found' });
   }
@@ -143,10 +166,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
       if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
     }
     const httpGraphQLRequest: HTTPGraphQLRequest = { method: req.method, headers, search: url.search, body };
-    const result = await apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest,
-      context: async () => createContext({ config, logger, upstreams }, { header: (name) => header(req, name), requestId }),
-    });
+    const result = await inRequestScope({ requestId, method: req.method, headers: req.headers }, () =>
+      apollo.executeHTTPGraphQLRequest({
+        httpGraphQLRequest,
+        context: async () => createContext({ config, logger, upstreams, metrics }, { header: (name) => header(req, name), requestId }),
+      }),
+    );
     res.statusCode = result.status ?? 200;
     for (const [key, value] of result.headers) res.setHeader(key, value);
     if (result.body.kind === 'complete') {
@@ -160,19 +185,23 @@ export function createGateway(deps: GatewayDeps): Gateway {
   return {
     server,
     apollo,
+    metrics,
     get ready() {
-      return ready;
+      return lifecycle.ready;
+    },
+    get state() {
+      return lifecycle.state;
     },
     async start() {
       await apollo.start();
-      ready = true;
+      lifecycle.markReady();
+    },
+    drain() {
+      lifecycle.markDraining();
     },
     async stop() {
-      ready = false;
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+      const { cut } = await lifecycle.drain(server, config.drainTimeoutMs);
+      if (cut > 0) logger.warn({ requests: cut, drainTimeoutMs: config.drainTimeoutMs }, 'drain timeout passed: cut the requests still in flight');
       await apollo.stop();
       await Promise.all([upstreams.reservation.close(), upstreams.pos.close(), persistedQueries.close()]);
     },

@@ -85,11 +85,12 @@ class TieredCache implements KeyValueCache<string> {
     return shared;
   }
 
+  /** The shared tier's writes are best effort: ErrorsAreMissesCache only covers reads, and Redis may be away. */
   async set(key: string, value: string, options?: KeyValueCacheSetOptions): Promise<void> {
-    await Promise.all([this.local.set(key, value, options), this.shared.set(key, value, options)]);
+    await Promise.all([this.local.set(key, value, options), this.shared.set(key, value, options).catch(() => undefined)]);
   }
 
   async delete(key: string): Promise<boolean | void> {
-    await Promise.all([this.local.delete(key), this.shared.delete(key)]);
+    await Promise.all([this.local.delete(key), this.shared.delete(key).catch(() => undefined)]);
   }
 }

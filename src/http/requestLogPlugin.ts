@@ -1,5 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GatewayContext } from '../context';
+import type { UpstreamCallRecord } from '../upstreams/http';
+import { operationOutcome } from './operationOutcome';
 
 /** One log line per GraphQL request: id, operation, duration, outcome, error codes and the upstream calls made. */
 export function requestLogPlugin(): ApolloServerPlugin<GatewayContext> {
@@ -7,20 +9,15 @@ export function requestLogPlugin(): ApolloServerPlugin<GatewayContext> {
     async requestDidStart({ contextValue }) {
       const started = performance.now();
       return {
-        async willSendResponse({ response, errors, operationName }) {
-          const codes = new Set<string>();
-          const body = response.body.kind === 'single' ? response.body.singleResult : undefined;
-          for (const e of body?.errors ?? errors ?? []) {
-            const code = e.extensions?.code;
-            if (typeof code === 'string') codes.add(code);
-          }
+        async willSendResponse(requestContext) {
+          const { outcome, errorCodes } = operationOutcome(requestContext);
           contextValue.logger.info(
             {
-              operationName: operationName ?? null,
-              durationMs: Math.round((performance.now() - started) * 10) / 10,
-              outcome: codes.size === 0 ? 'success' : body?.data ? 'partial' : 'error',
-              errorCodes: [...codes],
-              upstreamCalls: contextValue.upstreamCalls.map((c) => `${c.service} ${c.method} ${c.route} ${c.status ?? c.error?.failure ?? '-'}`),
+              operationName: requestContext.operationName ?? null,
+              durationMs: roundMs(performance.now() - started),
+              outcome,
+              errorCodes,
+              upstreamCalls: contextValue.upstreamCalls.map(callSummary),
             },
             'graphql request',
           );
@@ -28,4 +25,20 @@ export function requestLogPlugin(): ApolloServerPlugin<GatewayContext> {
       };
     },
   };
+}
+
+/** What the log keeps of an upstream call: where, how it ended, how long; never headers or bodies. */
+export function callSummary(call: UpstreamCallRecord): { service: string; method: string; route: string; status: number | null; failure?: string; durationMs: number } {
+  return {
+    service: call.service,
+    method: call.method,
+    route: call.route,
+    status: call.status ?? null,
+    ...(call.error ? { failure: call.error.failure } : {}),
+    durationMs: roundMs(call.durationMs),
+  };
+}
+
+function roundMs(ms: number): number {
+  return Math.round(ms * 10) / 10;
 }

@@ -5,9 +5,13 @@ import type { CheckDto } from '../upstreams/pos/dto';
 /**
  * Checks by id, for one request. POS has no batch endpoint, so a batch becomes concurrent single GETs, at most
  * `concurrency` at a time; DataLoader's cache makes each distinct id cost one call however often it is asked for.
+ * `onBatch` is told the size of each batch (the batch-size metric).
  */
-export function checkById(pos: Pick<PosClient, 'getCheck'>, concurrency: number): DataLoader<string, CheckDto> {
-  return new DataLoader<string, CheckDto>((ids) => mapSettled(ids, concurrency, (id) => pos.getCheck(id)));
+export function checkById(pos: Pick<PosClient, 'getCheck'>, concurrency: number, onBatch?: (size: number) => void): DataLoader<string, CheckDto> {
+  return new DataLoader<string, CheckDto>((ids) => {
+    onBatch?.(ids.length);
+    return mapSettled(ids, concurrency, (id) => pos.getCheck(id));
+  });
 }
 
 /**

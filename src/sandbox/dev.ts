@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../config';
 import { runGateway } from '../main';
 import { SAMPLE, SANDBOX_CREDENTIALS, startSandbox } from './index';
@@ -11,18 +12,21 @@ async function main(): Promise<void> {
   const config = loadConfig({
     NODE_ENV: 'development',
     LOG_LEVEL: 'info',
+    // No load balancer to wait for on a laptop: Ctrl+C drains and exits at once.
+    SHUTDOWN_DELAY_MS: '0',
     ...process.env,
     RESERVATION_BASE_URL: sandbox.reservationUrl,
     POS_BASE_URL: sandbox.posUrl,
   });
-  await runGateway(config, { pretty: true });
+  const gateway = await runGateway(config, { pretty: true });
+  const { port } = gateway.server.address() as AddressInfo;
   const shown = config.host === '0.0.0.0' ? 'localhost' : config.host;
   const headers = JSON.stringify(SANDBOX_CREDENTIALS.laTerrazza, null, 2);
   process.stdout.write(
     [
       '',
       `  Tablegraph is running against the sandbox services.`,
-      `  Open Apollo Sandbox:  http://${shown}:${config.port}/graphql`,
+      `  Open Apollo Sandbox:  http://${shown}:${port}/graphql`,
       `  Simulated reservation service: ${sandbox.reservationUrl}`,
       `  Simulated POS service:         ${sandbox.posUrl}`,
       '',

@@ -3,6 +3,7 @@ import type { ZodType } from 'zod';
 import { InputError, UpstreamError, safeUpstreamMessage, type ServiceName } from '../errors';
 import { UpstreamResilience, deadlineError, type ResilienceOptions } from './resilience';
 import { UUID_PATTERN, UpstreamErrorBody } from './schemas';
+import { injectTraceHeaders, traceUpstreamCall } from '../observability/tracing';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
@@ -131,7 +132,7 @@ export class UpstreamHttp {
     const started = performance.now();
     let status: number | undefined;
     try {
-      const res = await this.send(req);
+      const res = await traceUpstreamCall(this.service, req, () => this.send(req));
       status = res.status;
       const value = this.interpret(req, res);
       this.report(this.recordOf(req, started, status), onRecord);
@@ -158,6 +159,7 @@ export class UpstreamHttp {
 
   private async send(req: UpstreamRequest<unknown>): Promise<Answer> {
     const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
+    injectTraceHeaders(headers); // traceparent of this call's span (set by traceUpstreamCall); nothing when tracing is off
     let body: string | undefined;
     if (req.body !== undefined) {
       body = JSON.stringify(req.body);

@@ -32,6 +32,14 @@ const distinctIds = (n: number) => Array.from({ length: n }, () => randomUUID())
 const fiftyLoadsOver = (ids: string[]) => Array.from({ length: 50 }, (_v, i) => ids[(i * 7) % ids.length]!);
 
 describe('checkById', () => {
+  it('tells onBatch the size of each batch, distinct keys only', async () => {
+    const sizes: number[] = [];
+    const loader = checkById(countingPos(), 32, (size) => sizes.push(size));
+    await Promise.all(fiftyLoadsOver(distinctIds(30)).map((id) => loader.load(id)));
+    await loader.load(randomUUID());
+    expect(sizes).toEqual([30, 1]);
+  });
+
   it('calls POS once per distinct id, all concurrently when the limit allows', async () => {
     const pos = countingPos();
     const ids = distinctIds(30);

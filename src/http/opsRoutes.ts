@@ -1,0 +1,39 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { GatewayMetrics } from '../observability/metrics';
+import type { ServerLifecycle } from './lifecycle';
+
+export interface OpsRoutesOptions {
+  lifecycle: ServerLifecycle;
+  metrics: GatewayMetrics;
+}
+
+/**
+ * The operator's endpoints: `/healthz` (the process serves), `/readyz` (send traffic here), `/metrics`
+ * (Prometheus). Before the gateway has started, `/graphql` answers 503 rather than reaching an Apollo server that
+ * cannot serve yet. Answers whether it handled the request.
+ */
+export async function opsRoutes(req: IncomingMessage, res: ServerResponse, pathname: string, options: OpsRoutesOptions): Promise<boolean> {
+  const { lifecycle, metrics } = options;
+  const get = req.method === 'GET';
+  if (pathname === '/healthz' && get) {
+    sendJson(res, 200, { status: 'ok' });
+  } else if (pathname === '/readyz' && get) {
+    sendJson(res, lifecycle.ready ? 200 : 503, { status: lifecycle.state });
+  } else if (pathname === '/metrics' && get) {
+    const { contentType, text } = await metrics.render();
+    res.writeHead(200, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  } else if (pathname === '/graphql' && lifecycle.state === 'starting') {
+    res.setHeader('retry-after', '1');
+    sendJson(res, 503, { errors: [{ message: 'The gateway is starting', extensions: { code: 'SERVICE_UNAVAILABLE' } }] });
+  } else {
+    return false;
+  }
+  return true;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}

@@ -1,0 +1,122 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ServiceName } from '../errors';
+import type { OperationOutcome } from '../http/operationOutcome';
+import type { UpstreamCallRecord } from '../upstreams/http';
+import type { CircuitStateName } from '../upstreams/resilience';
+
+/** Seconds: from a cached-connection GET (a few ms) to the longest upstream time budgets. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Keys per DataLoader batch: one check per reservation of a page, pages up to 100. */
+const BATCH_BUCKETS = [1, 2, 5, 10, 20, 50, 100];
+
+/** The gauge's value for each circuit state: 0 closed, 1 half-open, 2 open (alert on > 0). */
+export const CIRCUIT_STATE_VALUES: Readonly<Record<CircuitStateName, number>> = { closed: 0, 'half-open': 1, open: 2 };
+export type { CircuitStateName };
+
+/** Operation names come from clients; past this many distinct names, new ones share the label `__other__`. */
+export const MAX_OPERATION_LABELS = 200;
+
+export interface GatewayMetricsOptions {
+  /** Node's process metrics (CPU, memory, event loop lag, GC, handles). Default true. */
+  defaultMetrics?: boolean;
+  /** Distinct operation names kept as labels. Default MAX_OPERATION_LABELS. */
+  maxOperationLabels?: number;
+}
+
+/**
+ * The Prometheus metrics of one gateway, in a registry of its own (never prom-client's global one), so several
+ * gateways in one process (the tests) do not mix their counts. Labels are bounded: routes are templates, operation
+ * names are capped.
+ */
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  private readonly operations: Counter<'operation' | 'outcome'>;
+  private readonly operationSeconds: Histogram<'operation'>;
+  private readonly upstreamCalls: Counter<'service' | 'method' | 'route' | 'status' | 'outcome'>;
+  private readonly upstreamSeconds: Histogram<'service' | 'method' | 'route'>;
+  private readonly loaderBatches: Histogram<'loader'>;
+  private readonly circuitState: Gauge<'service'>;
+  private readonly operationLabels = new Set<string>();
+  private readonly maxOperationLabels: number;
+
+  constructor(options: GatewayMetricsOptions = {}) {
+    const registers = [this.registry];
+    this.maxOperationLabels = options.maxOperationLabels ?? MAX_OPERATION_LABELS;
+    this.operations = new Counter({
+      name: 'tablegraph_graphql_requests_total',
+      help: 'GraphQL operations by operation name and outcome (success, partial, error)',
+      labelNames: ['operation', 'outcome'],
+      registers,
+    });
+    this.operationSeconds = new Histogram({
+      name: 'tablegraph_graphql_request_duration_seconds',
+      help: 'Time from receiving a GraphQL operation to sending its response',
+      labelNames: ['operation'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.upstreamCalls = new Counter({
+      name: 'tablegraph_upstream_calls_total',
+      help: 'Upstream HTTP calls by service, method, route template, HTTP status (none without an answer) and outcome',
+      labelNames: ['service', 'method', 'route', 'status', 'outcome'],
+      registers,
+    });
+    this.upstreamSeconds = new Histogram({
+      name: 'tablegraph_upstream_call_duration_seconds',
+      help: 'Duration of upstream HTTP calls, body included',
+      labelNames: ['service', 'method', 'route'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.loaderBatches = new Histogram({
+      name: 'tablegraph_dataloader_batch_size',
+      help: 'Keys per DataLoader batch',
+      labelNames: ['loader'],
+      buckets: BATCH_BUCKETS,
+      registers,
+    });
+    this.circuitState = new Gauge({
+      name: 'tablegraph_upstream_circuit_state',
+      help: 'Circuit breaker state per upstream: 0 closed, 1 half-open, 2 open',
+      labelNames: ['service'],
+      registers,
+    });
+    for (const service of ['reservation', 'pos'] as const) this.setCircuitState(service, 'closed');
+    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
+  }
+
+  observeOperation(operationName: string | null | undefined, outcome: OperationOutcome, seconds: number): void {
+    const operation = this.operationLabel(operationName);
+    this.operations.inc({ operation, outcome });
+    this.operationSeconds.observe({ operation }, seconds);
+  }
+
+  observeUpstreamCall(record: UpstreamCallRecord): void {
+    const { service, method, route } = record;
+    const status = record.status === undefined ? 'none' : String(record.status);
+    this.upstreamCalls.inc({ service, method, route, status, outcome: record.error ? record.error.failure : 'success' });
+    this.upstreamSeconds.observe({ service, method, route }, record.durationMs / 1000);
+  }
+
+  observeLoaderBatch(loader: string, size: number): void {
+    this.loaderBatches.observe({ loader }, size);
+  }
+
+  /** Called by the circuit breaker of each upstream on every state change. */
+  setCircuitState(service: ServiceName, state: CircuitStateName): void {
+    this.circuitState.set({ service }, CIRCUIT_STATE_VALUES[state]);
+  }
+
+  /** The exposition text and its content type, for `GET /metrics`. */
+  async render(): Promise<{ contentType: string; text: string }> {
+    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+  }
+
+  private operationLabel(name: string | null | undefined): string {
+    if (!name) return 'anonymous';
+    if (this.operationLabels.has(name)) return name;
+    if (this.operationLabels.size >= this.maxOperationLabels) return '__other__';
+    this.operationLabels.add(name);
+    return name;
+  }
+}

@@ -1,0 +1,129 @@
+import { hostname } from 'node:os';
+import { SpanKind, SpanStatusCode, context, propagation, trace, type Attributes } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor, NodeTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_HTTP_ROUTE,
+  ATTR_SERVICE_INSTANCE_ID,
+  ATTR_SERVICE_NAME,
+} from '@opentelemetry/semantic-conventions';
+import type { ServiceName } from '../errors';
+
+/** `url.template` of the HTTP client conventions (incubating, so copied here as the project advises). */
+const ATTR_URL_TEMPLATE = 'url.template';
+const ATTR_UPSTREAM_SERVICE = 'tablegraph.upstream.service';
+
+/**
+ * The gateway's tracer. A proxy: until a provider is registered (tracing off) every span is a non-recording no-op,
+ * so the instrumentation below costs a few function calls per request and nothing is kept or sent.
+ */
+const tracer = trace.getTracer('tablegraph');
+
+export interface TracingOptions {
+  /** OTLP/HTTP base address; spans go to `<endpoint>/v1/traces`. Tracing is off without it. */
+  endpoint?: string;
+  serviceName: string;
+  /** Replaces the OTLP exporter (tests pass an in-memory one with a SimpleSpanProcessor). */
+  spanProcessors?: SpanProcessor[];
+}
+
+export interface Tracing {
+  /** Ends the export: flushes the spans still buffered. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Registers the process-wide tracer provider: W3C trace context and baggage propagation, AsyncLocalStorage context,
+ * batched OTLP/HTTP (JSON) export. Returns undefined, registering nothing, when there is nowhere to send spans.
+ * The exporter still reads the standard OTEL_EXPORTER_OTLP_HEADERS / _TIMEOUT variables itself.
+ */
+export function startTracing(options: TracingOptions): Tracing | undefined {
+  if (!options.endpoint && !options.spanProcessors) return undefined;
+  const spanProcessors = options.spanProcessors ?? [
+    new BatchSpanProcessor(new OTLPTraceExporter({ url: `${options.endpoint!.replace(/\/+$/, '')}/v1/traces` })),
+  ];
+  const provider = new NodeTracerProvider({
+    resource: defaultResource().merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: options.serviceName, [ATTR_SERVICE_INSTANCE_ID]: hostname() })),
+    spanProcessors,
+  });
+  provider.register();
+  return {
+    async shutdown() {
+      await provider.shutdown();
+      trace.disable();
+      propagation.disable();
+      context.disable();
+    },
+  };
+}
+
+/**
+ * Runs one GraphQL HTTP request inside its server span, continuing the client's trace when it sent `traceparent`.
+ * The span is named `graphql` here and renamed after its operation by tracingPlugin.
+ */
+export async function withOperationSpan<T>(request: { method: string; headers: Record<string, string | string[] | undefined> }, fn: () => Promise<T>): Promise<T> {
+  const parent = propagation.extract(context.active(), request.headers);
+  const attributes: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: request.method, [ATTR_HTTP_ROUTE]: '/graphql' };
+  const span = tracer.startSpan('graphql', { kind: SpanKind.SERVER, attributes }, parent);
+  try {
+    return await context.with(trace.setSpan(parent, span), fn);
+  } catch (err) {
+    span.setStatus({ code: SpanStatusCode.ERROR, message: errorType(err) });
+    throw err;
+  } finally {
+    span.end();
+  }
+}
+
+/**
+ * Runs one upstream HTTP call inside a client span (`GET /checks/:id`) that is current while `fn` runs, so
+ * `injectTraceHeaders` puts this span into the call's `traceparent`. Follows the HTTP client conventions: 4xx and
+ * 5xx answers and failures without an answer are errors.
+ */
+export async function traceUpstreamCall<T extends { status: number }>(
+  service: ServiceName,
+  call: { method: string; route: string },
+  fn: () => Promise<T>,
+): Promise<T> {
+  const attributes: Attributes = { [ATTR_UPSTREAM_SERVICE]: service, [ATTR_HTTP_REQUEST_METHOD]: call.method, [ATTR_URL_TEMPLATE]: call.route };
+  const span = tracer.startSpan(`${call.method} ${call.route}`, { kind: SpanKind.CLIENT, attributes });
+  try {
+    const answer = await context.with(trace.setSpan(context.active(), span), fn);
+    span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, answer.status);
+    if (answer.status >= 400) {
+      span.setAttribute(ATTR_ERROR_TYPE, String(answer.status));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    return answer;
+  } catch (err) {
+    span.setAttribute(ATTR_ERROR_TYPE, errorType(err));
+    span.setStatus({ code: SpanStatusCode.ERROR, message: errorType(err) });
+    throw err;
+  } finally {
+    span.end();
+  }
+}
+
+/** Adds `traceparent` (and `tracestate`) of the current span to an upstream request's headers; nothing when tracing is off. */
+export function injectTraceHeaders(headers: Record<string, string>): void {
+  propagation.inject(context.active(), headers);
+}
+
+/** The current trace and span ids, for log lines written inside a traced request. */
+export function activeTraceIds(): { traceId?: string; spanId?: string } {
+  const span = trace.getActiveSpan();
+  if (!span?.isRecording()) return {};
+  const { traceId, spanId } = span.spanContext();
+  return { traceId, spanId };
+}
+
+/** A low-cardinality name for what failed: the error's code (`ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`) or class. */
+function errorType(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') return code;
+  return err instanceof Error ? err.name : 'Error';
+}

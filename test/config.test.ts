@@ -1,0 +1,102 @@
+import { ConfigError, ConfigSchema, loadConfig } from '../src/config';
+import { readmeSection, tableRows, unquote } from './support/readme';
+import { spawnGateway } from './support/gatewayProcess';
+
+const REQUIRED = { RESERVATION_BASE_URL: 'http://reservation.test', POS_BASE_URL: 'http://pos.test/api' };
+
+/** What the README's default column should say for a setting: its schema default, or why there is none. */
+function documentedDefault(key: keyof typeof ConfigSchema.shape): string {
+  const parsed = ConfigSchema.shape[key].safeParse(undefined);
+  if (!parsed.success) return '(required)';
+  return parsed.data === undefined ? '(none)' : String(parsed.data);
+}
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error('loadConfig accepted the environment');
+}
+
+describe('config', () => {
+  describe('the README settings table', () => {
+    const rows = tableRows(readmeSection('Settings'));
+    const documented = new Map(rows.map(([name, def]) => [unquote(name!), unquote(def!)]));
+
+    it('lists every setting of the schema', () => {
+      const missing = Object.keys(ConfigSchema.shape).filter((key) => !documented.has(key));
+      expect(missing).toEqual([]);
+    });
+
+    it('lists nothing the schema does not read', () => {
+      const unknown = [...documented.keys()].filter((name) => !(name in ConfigSchema.shape));
+      expect(unknown).toEqual([]);
+    });
+
+    it('gives each setting the default the schema applies', () => {
+      for (const key of Object.keys(ConfigSchema.shape) as Array<keyof typeof ConfigSchema.shape>) {
+        expect({ key, default: documented.get(key) }).toEqual({ key, default: documentedDefault(key) });
+      }
+    });
+  });
+
+  it('applies the defaults and freezes the result, nested parts included', () => {
+    const config = loadConfig(REQUIRED);
+    expect(config).toMatchObject({ port: 4000, host: '0.0.0.0', env: 'production', shutdownDelayMs: 5000, drainTimeoutMs: 15000 });
+    expect(config.tracing).toEqual({ endpoint: undefined, serviceName: 'tablegraph' });
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.tracing)).toBe(true);
+    expect(Object.isFrozen(config.pos)).toBe(true);
+  });
+
+  it('reads the operations settings', () => {
+    const config = loadConfig({
+      ...REQUIRED,
+      SHUTDOWN_DELAY_MS: '0',
+      DRAIN_TIMEOUT_MS: '2500',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_SERVICE_NAME: 'tablegraph-eu',
+    });
+    expect(config).toMatchObject({ shutdownDelayMs: 0, drainTimeoutMs: 2500, tracing: { endpoint: 'http://collector:4318', serviceName: 'tablegraph-eu' } });
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig({ ...REQUIRED, PORT: '', OTEL_EXPORTER_OTLP_ENDPOINT: '' })).toMatchObject({ port: 4000, tracing: { endpoint: undefined } });
+  });
+
+  it('reports every bad or missing setting at once, each by its variable name', () => {
+    const problems = problemsOf({ PORT: 'abc', DRAIN_TIMEOUT_MS: '0', LOG_LEVEL: 'loud', OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://collector', NODE_ENV: 'staging' });
+    const named = problems.map((p) => p.split(':')[0]);
+    expect(named.sort()).toEqual(['DRAIN_TIMEOUT_MS', 'LOG_LEVEL', 'NODE_ENV', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'PORT', 'POS_BASE_URL', 'RESERVATION_BASE_URL']);
+    expect(problems).toContain('RESERVATION_BASE_URL: is required');
+    expect(problems).toContain('PORT: must be a number');
+  });
+
+  it('says what is wrong with a value without repeating it (it may hold a secret)', () => {
+    const problems = problemsOf({ ...REQUIRED, OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://user:s3cret-pass@collector', SHUTDOWN_DELAY_MS: '1.5' });
+    expect(problems).toEqual(['SHUTDOWN_DELAY_MS: must be an integer', 'OTEL_EXPORTER_OTLP_ENDPOINT: must be an http(s) URL']);
+  });
+
+  describe('the real process (npm start)', () => {
+    it('stops at once with exit code 1 and one message naming every missing setting', async () => {
+      const gateway = spawnGateway('src/main.ts', {});
+      expect(await gateway.exited).toBe(1);
+      const message = gateway.stderr();
+      expect(message).toMatch(/^Invalid configuration:/);
+      expect(message).toContain('RESERVATION_BASE_URL: is required');
+      expect(message).toContain('POS_BASE_URL: is required');
+      expect(gateway.stdout()).not.toContain('gateway listening');
+    });
+
+    it('names invalid values too, in the same message', async () => {
+      const gateway = spawnGateway('src/main.ts', { ...REQUIRED, PORT: '70000', DRAIN_TIMEOUT_MS: 'soon' });
+      expect(await gateway.exited).toBe(1);
+      expect(gateway.stderr()).toContain('PORT: Too big');
+      expect(gateway.stderr()).toContain('DRAIN_TIMEOUT_MS: must be a number');
+      expect(gateway.stderr()).not.toContain('RESERVATION_BASE_URL');
+    });
+  });
+});

@@ -1,0 +1,72 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
+
+/** Instructions of a Dockerfile, continuation lines joined, comments dropped. */
+function instructions(text: string): Array<{ op: string; args: string }> {
+  return text
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'))
+    .map((l) => {
+      const [op, ...rest] = l.split(/\s+/);
+      return { op: op!.toUpperCase(), args: rest.join(' ') };
+    });
+}
+
+/** No Docker engine runs where the tests run, so the image is not built here: these are its checkable properties. */
+describe('Dockerfile', () => {
+  const steps = instructions(read('Dockerfile'));
+  const stages: Array<typeof steps> = [];
+  for (const step of steps) {
+    if (step.op === 'FROM') stages.push([]);
+    stages[stages.length - 1]?.push(step);
+  }
+  const runtime = stages[stages.length - 1]!;
+  const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
+
+  it('builds in one stage and runs from another, both on a supported Node LTS', () => {
+    expect(stages.length).toBeGreaterThanOrEqual(2);
+    for (const stage of stages) expect(stage[0]!.args).toMatch(/^node:(22|24)[-.\w]*( AS \w+)?$/i);
+  });
+
+  it('installs with npm ci and builds with npm run build', () => {
+    const build = stages[0]!.filter((s) => s.op === 'RUN').map((s) => s.args);
+    expect(build.some((a) => /^npm ci\b/.test(a))).toBe(true);
+    expect(build).toContain('npm run build');
+  });
+
+  it('ships production dependencies only, and the build output from the first stage', () => {
+    const runs = runtime.filter((s) => s.op === 'RUN').map((s) => s.args);
+    expect(runs.some((a) => /npm ci .*--omit=dev/.test(a))).toBe(true);
+    expect(runtime.some((s) => s.op === 'COPY' && /--from=\w+ \/app\/dist/.test(s.args))).toBe(true);
+    expect(runtime).toContainEqual({ op: 'ENV', args: 'NODE_ENV=production' });
+  });
+
+  it('runs as a non-root user', () => {
+    const users = runtime.filter((s) => s.op === 'USER').map((s) => s.args);
+    expect(users).toHaveLength(1);
+    expect(users[0]).not.toMatch(/^(root|0)(:|$)/);
+  });
+
+  it('checks its health on /healthz', () => {
+    const healthcheck = runtime.find((s) => s.op === 'HEALTHCHECK');
+    expect(healthcheck?.args).toMatch(/CMD .*\/healthz/);
+  });
+
+  it("starts with exactly npm start's command, which runs the build output of src/main.ts", () => {
+    const cmd = runtime.filter((s) => s.op === 'CMD').at(-1)!;
+    expect((JSON.parse(cmd.args) as string[]).join(' ')).toBe(pkg.scripts.start);
+    const tsconfig = JSON.parse(read('tsconfig.json')) as { compilerOptions: { outDir: string; rootDir: string } };
+    expect(tsconfig.compilerOptions.rootDir).toBe('.');
+    expect(pkg.scripts.start).toBe(`node ${tsconfig.compilerOptions.outDir}/src/main.js`);
+  });
+
+  it('keeps local clutter and secrets out of the build context', () => {
+    const ignored = read('.dockerignore').split('\n').map((l) => l.trim());
+    for (const entry of ['node_modules', 'dist', '.git', '.env']) expect(ignored).toContain(entry);
+  });
+});

@@ -1,0 +1,82 @@
+import { SAMPLE } from '../../src/sandbox';
+import { BISTRO_NORD, LA_TERRAZZA, startStack, type Stack } from '../support/stack';
+import { closedPort } from '../support/upstreamServer';
+
+type LogLine = Record<string, unknown>;
+const parsed = (stack: Stack): LogLine[] => stack.logs.map((l) => JSON.parse(l) as LogLine);
+const linesOf = (stack: Stack, msg: string, requestId: string) => parsed(stack).filter((l) => l.msg === msg && l.requestId === requestId);
+
+describe('the logs', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(() => stack.close());
+
+  describe('one line per GraphQL request', () => {
+    it('carries the request id, operation, duration, outcome, error codes and each upstream call', async () => {
+      await stack.gql(
+        `query Mixed($open: ID!, $unknown: ID!) { a: check(id: $open) { id } b: check(id: $unknown) { id } }`,
+        { open: SAMPLE.laTerrazza.openCheckId, unknown: SAMPLE.unknownId },
+        { ...LA_TERRAZZA, 'x-request-id': 'log-mixed-1' },
+      );
+      const lines = linesOf(stack, 'graphql request', 'log-mixed-1');
+      expect(lines).toHaveLength(1);
+      const line = lines[0]!;
+      expect(line).toMatchObject({ level: 30, operationName: 'Mixed', outcome: 'partial', errorCodes: ['NOT_FOUND'] });
+      expect(line.durationMs).toEqual(expect.any(Number));
+      const calls = line.upstreamCalls as LogLine[];
+      expect(calls).toHaveLength(2);
+      expect(calls).toEqual(
+        expect.arrayContaining([
+          { service: 'pos', method: 'GET', route: '/checks/:id', status: 200, durationMs: expect.any(Number) },
+          { service: 'pos', method: 'GET', route: '/checks/:id', status: 404, failure: 'status', durationMs: expect.any(Number) },
+        ]),
+      );
+    });
+
+    it('says success with no error codes, and error when there is no data', async () => {
+      await stack.gql(`query Staff { employees(perPage: 1) { nodes { id } } }`, undefined, { ...LA_TERRAZZA, 'x-request-id': 'log-ok-1' });
+      expect(linesOf(stack, 'graphql request', 'log-ok-1')[0]).toMatchObject({ operationName: 'Staff', outcome: 'success', errorCodes: [] });
+      await stack.gql(`query Broken { nope }`, undefined, { ...LA_TERRAZZA, 'x-request-id': 'log-bad-1' });
+      expect(linesOf(stack, 'graphql request', 'log-bad-1')[0]).toMatchObject({ outcome: 'error', errorCodes: ['GRAPHQL_VALIDATION_FAILED'], upstreamCalls: [] });
+    });
+  });
+
+  describe('one line per upstream failure', () => {
+    it('logs a refusal (4xx) at info with the request id, route template and status', async () => {
+      await stack.gql(`{ check(id: "${SAMPLE.unknownId}") { id } }`, undefined, { ...LA_TERRAZZA, 'x-request-id': 'log-404-1' });
+      const lines = linesOf(stack, 'upstream call failed', 'log-404-1');
+      expect(lines).toEqual([
+        expect.objectContaining({ level: 30, upstream: 'pos', method: 'GET', route: '/checks/:id', status: 404, failure: 'status', durationMs: expect.any(Number) }),
+      ]);
+      expect(JSON.stringify(lines)).not.toContain(SAMPLE.unknownId);
+    });
+
+    it('logs a breakage (no connection) at warn', async () => {
+      const broken = await startStack({ env: { POS_BASE_URL: `http://127.0.0.1:${await closedPort()}` } });
+      try {
+        await broken.gql(`{ employees { nodes { id } } }`, undefined, { ...LA_TERRAZZA, 'x-request-id': 'log-down-1' });
+        const request = linesOf(broken, 'graphql request', 'log-down-1')[0]!;
+        expect(request).toMatchObject({ outcome: 'error', errorCodes: ['UPSTREAM_UNAVAILABLE'] });
+        // One line per attempt that failed (a retried GET makes several), each with the request's id.
+        const failures = linesOf(broken, 'upstream call failed', 'log-down-1');
+        expect(failures.length).toBeGreaterThanOrEqual(1);
+        expect(failures).toHaveLength((request.upstreamCalls as unknown[]).length);
+        for (const line of failures) expect(line).toMatchObject({ level: 40, upstream: 'pos', route: '/employees', status: null, failure: 'unavailable' });
+      } finally {
+        await broken.close();
+      }
+    });
+  });
+
+  it('never contains a credential, whatever failed', async () => {
+    const wrong = { ...BISTRO_NORD, 'Pos-Access-Token': 'wrong-pos-token-9f8e7d', 'Reservation-Access-Token': 'wrong-res-token-6c5b4a' };
+    await stack.gql(`{ employees { nodes { id } } reservation(id: "${SAMPLE.laTerrazza.reservationWithCheckId}") { id } }`, undefined, wrong);
+    await stack.gql(`{ check(id: "${SAMPLE.unknownId}") { id } }`, undefined, { ...LA_TERRAZZA, cookie: 'session=cookie-secret-1234' });
+    const secrets = [...Object.values(LA_TERRAZZA), ...Object.values(wrong), 'cookie-secret-1234'].filter((v) => v.length > 4);
+    const text = stack.logs.join('\n');
+    expect(parsed(stack).some((l) => l.msg === 'upstream call failed' && l.status === 401)).toBe(true);
+    for (const secret of secrets) expect(text).not.toContain(secret);
+  });
+});

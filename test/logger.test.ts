@@ -1,0 +1,42 @@
+import { Writable } from 'node:stream';
+import { ALL_CREDENTIAL_HEADERS } from '../src/credentials';
+import { createLogger } from '../src/logger';
+
+function capture(): { lines: Array<Record<string, any>>; destination: Writable } {
+  const lines: Array<Record<string, any>> = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const l of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, any>);
+      done();
+    },
+  });
+  return { lines, destination };
+}
+
+describe('createLogger', () => {
+  it('writes JSON lines with the service name', () => {
+    const { lines, destination } = capture();
+    createLogger({ level: 'info', destination }).info({ a: 1 }, 'hello');
+    expect(lines).toEqual([expect.objectContaining({ level: 30, service: 'tablegraph', a: 1, msg: 'hello' })]);
+  });
+
+  it('redacts every credential header and cookies, wherever headers are logged', () => {
+    const { lines, destination } = capture();
+    const headers = Object.fromEntries([...ALL_CREDENTIAL_HEADERS, 'cookie'].map((h) => [h, `secret-of-${h}`]));
+    const logger = createLogger({ level: 'info', destination });
+    logger.info({ req: { headers } }, 'incoming');
+    logger.info({ headers }, 'bare');
+    logger.info({ upstream: { headers } }, 'nested');
+    logger.info({ request: { headers: { 'Pos-Access-Token': 'secret-of-spelled', EMPLOYEE_TOKEN: 'secret-of-upper', 'set-cookie': 'secret-of-set' } } }, 'spelled');
+    const text = JSON.stringify(lines);
+    expect(text).not.toContain('secret-of-');
+    expect(lines[0]!.req.headers['pos-access-token']).toBe('[redacted]');
+    expect(lines[2]!.upstream.headers.authorization).toBe('[redacted]');
+  });
+
+  it('adds no trace fields outside a traced request', () => {
+    const { lines, destination } = capture();
+    createLogger({ level: 'info', destination }).info('plain');
+    expect(lines[0]).not.toHaveProperty('traceId');
+  });
+});

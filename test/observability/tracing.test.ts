@@ -1,0 +1,172 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
+import { startTracing, type Tracing } from '../../src/observability/tracing';
+import { SAMPLE, startSandbox, type Sandbox } from '../../src/sandbox';
+import { spawnGateway, type GatewayProcess } from '../support/gatewayProcess';
+import { LA_TERRAZZA, startStack, type Stack } from '../support/stack';
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/;
+
+function traceparentOf(header: string | string[] | undefined): { traceId: string; parentId: string } {
+  const match = TRACEPARENT.exec(String(header));
+  if (!match) throw new Error(`not a traceparent: ${String(header)}`);
+  return { traceId: match[1]!, parentId: match[2]! };
+}
+
+describe('tracing', () => {
+  describe('when off (no OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
+    let stack: Stack;
+    beforeAll(async () => {
+      stack = await startStack();
+    });
+    afterAll(() => stack.close());
+
+    it('sends no trace context upstream and writes no trace ids', async () => {
+      await stack.gql(`{ check(id: "${SAMPLE.laTerrazza.openCheckId}") { id } }`);
+      expect(stack.sandbox.requests[0]!.headers.traceparent).toBeUndefined();
+      expect(stack.logs.some((l) => l.includes('traceId'))).toBe(false);
+    });
+  });
+
+  describe('when on (in-memory exporter)', () => {
+    const exporter = new InMemorySpanExporter();
+    let tracing: Tracing;
+    let stack: Stack;
+    beforeAll(async () => {
+      tracing = startTracing({ serviceName: 'tablegraph-test', spanProcessors: [new SimpleSpanProcessor(exporter)] })!;
+      stack = await startStack();
+    });
+    afterAll(async () => {
+      await stack.close();
+      await tracing.shutdown();
+    });
+    beforeEach(() => {
+      exporter.reset();
+      stack.sandbox.resetRequests();
+    });
+    const spans = (): ReadableSpan[] => exporter.getFinishedSpans();
+    const operationSpans = () => spans().filter((s) => s.kind === SpanKind.SERVER);
+    const upstreamSpans = () => spans().filter((s) => s.kind === SpanKind.CLIENT);
+
+    it('makes one span per GraphQL operation, named after it, and a child span per upstream call', async () => {
+      const res = await stack.gql(`query Booking($id: ID!) { reservation(id: $id) { id check { id } } }`, { id: SAMPLE.laTerrazza.reservationWithCheckId });
+      expect(res.body.errors).toBeUndefined();
+
+      expect(operationSpans()).toHaveLength(1);
+      const operation = operationSpans()[0]!;
+      expect(operation.name).toBe('query Booking');
+      expect(operation.attributes).toMatchObject({ 'graphql.operation.name': 'Booking', 'graphql.operation.type': 'query', 'tablegraph.outcome': 'success' });
+      expect(operation.resource.attributes['service.name']).toBe('tablegraph-test');
+
+      const calls = upstreamSpans();
+      expect(calls.map((s) => s.name).sort()).toEqual(['GET /checks/:id', 'GET /v1/reservations/:id']);
+      for (const call of calls) {
+        expect(call.spanContext().traceId).toBe(operation.spanContext().traceId);
+        expect(call.parentSpanContext?.spanId).toBe(operation.spanContext().spanId);
+        expect(call.attributes['http.response.status_code']).toBe(200);
+        expect(call.status.code).not.toBe(SpanStatusCode.ERROR);
+      }
+      expect(calls.find((s) => s.name === 'GET /checks/:id')!.attributes).toMatchObject({
+        'tablegraph.upstream.service': 'pos',
+        'url.template': '/checks/:id',
+        'http.request.method': 'GET',
+      });
+    });
+
+    it("sends each upstream the W3C traceparent of its own call's span, in the operation's trace", async () => {
+      await stack.gql(`query Booking($id: ID!) { reservation(id: $id) { id check { id } } }`, { id: SAMPLE.laTerrazza.reservationWithCheckId });
+      const operation = operationSpans()[0]!;
+      expect(stack.sandbox.requests).toHaveLength(2);
+      for (const request of stack.sandbox.requests) {
+        const { traceId, parentId } = traceparentOf(request.headers.traceparent);
+        expect(traceId).toBe(operation.spanContext().traceId);
+        const span = upstreamSpans().find((s) => s.spanContext().spanId === parentId);
+        expect(span?.attributes['tablegraph.upstream.service']).toBe(request.service);
+      }
+    });
+
+    it("continues the client's trace when it sends a traceparent", async () => {
+      const clientTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
+      const clientSpan = '00f067aa0ba902b7';
+      await stack.gql(`query Staff { employees(perPage: 1) { nodes { id } } }`, undefined, { ...LA_TERRAZZA, traceparent: `00-${clientTrace}-${clientSpan}-01` });
+      const operation = operationSpans()[0]!;
+      expect(operation.spanContext().traceId).toBe(clientTrace);
+      expect(operation.parentSpanContext?.spanId).toBe(clientSpan);
+      const upstream = traceparentOf(stack.sandbox.requests[0]!.headers.traceparent);
+      expect(upstream.traceId).toBe(clientTrace);
+      expect(upstream.parentId).not.toBe(clientSpan);
+    });
+
+    it('marks a failed upstream call as an error with its status', async () => {
+      await stack.gql(`query Missing { check(id: "${SAMPLE.unknownId}") { id } }`);
+      const call = upstreamSpans()[0]!;
+      expect(call.status.code).toBe(SpanStatusCode.ERROR);
+      expect(call.attributes).toMatchObject({ 'http.response.status_code': 404, 'error.type': '404' });
+      expect(operationSpans()[0]!.attributes).toMatchObject({ 'tablegraph.outcome': 'partial', 'tablegraph.error_codes': ['NOT_FOUND'] });
+    });
+
+    it("writes the trace id into the request's log lines", async () => {
+      await stack.gql(`query Staff { employees(perPage: 1) { nodes { id } } }`, undefined, { ...LA_TERRAZZA, 'x-request-id': 'traced-1' });
+      const line = stack.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.requestId === 'traced-1' && l.msg === 'graphql request');
+      expect(line?.traceId).toBe(operationSpans()[0]!.spanContext().traceId);
+    });
+  });
+
+  describe('in the real process, with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
+    let sandbox: Sandbox;
+    let collector: Server;
+    let gateway: GatewayProcess | undefined;
+    const exports: Array<{ path: string; contentType: string; body: string }> = [];
+    beforeAll(async () => {
+      sandbox = await startSandbox();
+      collector = createServer((req, res) => {
+        let body = '';
+        req.on('data', (d: Buffer) => (body += d.toString('utf8')));
+        req.on('end', () => {
+          exports.push({ path: req.url ?? '', contentType: req.headers['content-type'] ?? '', body });
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        });
+      });
+      await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    });
+    afterAll(async () => {
+      gateway?.kill();
+      await new Promise<void>((resolve) => collector.close(() => resolve()));
+      await sandbox.close();
+    });
+
+    it('exports the spans over OTLP/HTTP, flushing them on shutdown', async () => {
+      gateway = spawnGateway('src/main.ts', {
+        RESERVATION_BASE_URL: sandbox.reservationUrl,
+        POS_BASE_URL: sandbox.posUrl,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        SHUTDOWN_DELAY_MS: '0',
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
+        OTEL_SERVICE_NAME: 'tablegraph-process-test',
+      });
+      const listening = await gateway.waitForLog('gateway listening');
+      expect(listening.tracing).toBe(true);
+      await gateway.waitForLog('gateway ready');
+      const res = await fetch(`http://127.0.0.1:${String(listening.port)}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...LA_TERRAZZA },
+        body: JSON.stringify({ query: 'query Staff { employees(perPage: 1) { nodes { id } } }' }),
+      });
+      expect(res.status).toBe(200);
+      gateway.child.kill('SIGTERM');
+      expect(await gateway.exited).toBe(0);
+
+      expect(exports.length).toBeGreaterThan(0);
+      expect(exports[0]).toMatchObject({ path: '/v1/traces', contentType: 'application/json' });
+      const payload = exports.map((e) => e.body).join('\n');
+      expect(payload).toContain('"stringValue":"tablegraph-process-test"');
+      expect(payload).toContain('"name":"query Staff"');
+      expect(payload).toContain('"name":"GET /employees"');
+      const { traceId } = traceparentOf(sandbox.requests[0]!.headers.traceparent);
+      expect(payload).toContain(`"traceId":"${traceId}"`);
+    }, 30_000);
+  });
+});
