@@ -5,6 +5,7 @@ import { UpstreamHttp, requireBody, uuidSegment, type UpstreamCallRecord, type U
 import { InputError } from '../../src/errors';
 import { checkRecord } from '../support/fixtures';
 import { closedPort, sendJson, startScriptedServer, type ScriptedHandler, type ScriptedServer } from '../support/upstreamServer';
+import { failureOf } from '../support/failures';
 
 const MiB = 1024 * 1024;
 const Ok = z.object({ ok: z.boolean() });
@@ -37,15 +38,6 @@ function get<T>(path: string, response: z.ZodType<T>, extra: Partial<UpstreamReq
   return { method: 'GET', route: path, path, headers: {}, response, ...extra };
 }
 
-async function failureOf(promise: Promise<unknown>): Promise<UpstreamError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(UpstreamError);
-    return err as UpstreamError;
-  }
-  throw new Error('expected the call to fail with an UpstreamError');
-}
 
 afterEach(async () => {
   await Promise.all(pools.splice(0).map((p) => p.close()));

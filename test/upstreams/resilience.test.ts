@@ -8,6 +8,7 @@ import { ReservationEnvelope } from '../../src/upstreams/reservation/dto';
 import { UpstreamHttp, retryAfterMs, type UpstreamRequest } from '../../src/upstreams/http';
 import { UpstreamResilience, type CircuitStateName, type ResilienceOptions } from '../../src/upstreams/resilience';
 import { refusedUrl, startFaultyUpstream, type FaultMode, type FaultyUpstream } from '../support/faultyUpstream';
+import { failureOf } from '../support/failures';
 
 type Resilience = Omit<ResilienceOptions, 'service'>;
 
@@ -72,15 +73,6 @@ const patchPayment: UpstreamRequest<unknown> = {
   response: z.unknown(),
 };
 
-async function failureOf(promise: Promise<unknown>): Promise<UpstreamError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(UpstreamError);
-    return err as UpstreamError;
-  }
-  throw new Error('expected the call to fail with an UpstreamError');
-}
 
 /** Each call on its own line of failures, so a test can run a sequence and look at what happened. */
 async function settle(promise: Promise<unknown>): Promise<'ok' | UpstreamError> {
