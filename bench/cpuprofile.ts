@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+
+/**
+ * Where a V8 CPU profile's time went: self time by module (a package under node_modules, a file of ours, or Node's
+ * internals) and by function. `BENCH_CPU_PROF=/tmp/prof npm run bench`, then
+ * `node dist/bench/cpuprofile.js /tmp/prof/gateway-….cpuprofile`.
+ */
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+function moduleOf(url: string): string {
+  if (!url) return '(native or idle)';
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) return pkg[1]!;
+  if (url.startsWith('node:')) return 'node:internal';
+  const ours = /\/dist\/(.+)$/.exec(url);
+  return ours ? ours[1]! : url;
+}
+
+function main(): void {
+  const file = process.argv[2];
+  if (!file) throw new Error('usage: cpuprofile <file.cpuprofile> [rows]');
+  const rows = Number(process.argv[3] ?? 25);
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const selfUs = new Map<number, number>();
+  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
+  const byModule = new Map<string, number>();
+  const byFunction = new Map<string, number>();
+  for (const [id, us] of selfUs) {
+    const frame = byId.get(id)!.callFrame;
+    const mod = moduleOf(frame.url);
+    byModule.set(mod, (byModule.get(mod) ?? 0) + us);
+    const fn = `${frame.functionName || '(anonymous)'} ${mod}:${frame.lineNumber + 1}`;
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + us);
+  }
+  const print = (title: string, map: Map<string, number>) => {
+    process.stdout.write(`\n${title} (self time, of ${(total / 1000).toFixed(0)} ms sampled)\n`);
+    for (const [name, us] of [...map].sort((a, b) => b[1] - a[1]).slice(0, rows)) {
+      process.stdout.write(`${((100 * us) / total).toFixed(1).padStart(5)}%  ${name}\n`);
+    }
+  };
+  print('by module', byModule);
+  print('by function', byFunction);
+}
+
+main();

@@ -1,0 +1,290 @@
+import autocannon from 'autocannon';
+import { cpus, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isDeepStrictEqual } from 'node:util';
+import { Pool } from 'undici';
+import { createSampleState } from '../src/sandbox';
+import type { ScenarioName } from './operations';
+import { peakRssMiB, startTarget, startUpstreamsProcess, stopProcess, type Target } from './processes';
+import { benchNow, scenarioRequest, type ScenarioRequest } from './scenarios';
+import { CONTROL_PATH, type CallCounts, type UpstreamPair } from './upstreams';
+
+/**
+ * `npm run bench`: the gateway (production build) and the baseline side by side against the same fast local
+ * upstreams, interleaved (A B, B A, … and the medians of the rounds), under autocannon at a fixed concurrency after
+ * a warm-up. Every measured response is compared with the one checked at the start, so a fast error never counts.
+ */
+const settings = {
+  durationS: envNumber('BENCH_DURATION_S', 5),
+  warmupS: envNumber('BENCH_WARMUP_S', 2),
+  rounds: envNumber('BENCH_ROUNDS', 3),
+  connections: envNumber('BENCH_CONNECTIONS', 32),
+  starts: envNumber('BENCH_STARTS', 5),
+  sequential: envNumber('BENCH_SEQUENTIAL', 50),
+  /** A subset, e.g. `S1,S2` (when profiling one); the targets are judged only on a full run. */
+  scenarios: (process.env.BENCH_SCENARIOS ?? 'S1,S2,S3').split(',').map((s) => s.trim()),
+};
+
+const ROOT = resolve(__dirname, '..', '..');
+const ENTRIES = {
+  gateway: join(ROOT, 'dist/src/main.js'),
+  baseline: join(__dirname, 'baselineMain.js'),
+  upstreams: join(__dirname, 'upstreamsMain.js'),
+};
+
+const SCENARIOS: Array<{ name: ScenarioName; title: string; slow: boolean }> = [
+  { name: 'S1', title: 'check(id), full nested Check', slow: false },
+  { name: 'S2', title: 'reservations(date): 50 with check, 30 distinct; upstreams +20 ms', slow: true },
+  { name: 'S3', title: 'createReservation', slow: false },
+];
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+interface Side {
+  rounds: Load[];
+  rps: number;
+  p50: number;
+  p99: number;
+  peakRssMiB: number | undefined;
+  callsPerQuery: number;
+  callsPerQueryUnderLoad: number;
+  unloadedMs: number;
+}
+
+interface ScenarioResult {
+  name: ScenarioName;
+  title: string;
+  gateway: Side;
+  baseline: Side;
+}
+
+async function main(): Promise<void> {
+  const now = benchNow();
+  const state = createSampleState({ now });
+  log(`Tablegraph benchmark: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);
+  log(`settings: ${JSON.stringify(settings)}`);
+  const upstreams = await startUpstreamsProcess<{ fast: UpstreamPair; slow: UpstreamPair }>(ENTRIES.upstreams, [now.toISOString()]);
+  const control = new Pool(upstreams.addresses.fast.posUrl);
+  try {
+    const ready = await measureStarts(upstreams.addresses.fast);
+    const results: ScenarioResult[] = [];
+    for (const scenario of SCENARIOS.filter((s) => settings.scenarios.includes(s.name))) {
+      const pair = scenario.slow ? upstreams.addresses.slow : upstreams.addresses.fast;
+      results.push(await runScenario(scenario, scenarioRequest(scenario.name, state), pair, control));
+    }
+    report(results, ready);
+    const out = join(__dirname, 'results.json');
+    writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), machine: machine(), settings, ready, results }, null, 2));
+    log(`\nfull results: ${out}`);
+  } finally {
+    await control.close();
+    await stopProcess(upstreams.process);
+  }
+}
+
+function gatewayEnv(pair: UpstreamPair): Record<string, string> {
+  return { NODE_ENV: 'production', RESERVATION_BASE_URL: pair.reservationUrl, POS_BASE_URL: pair.posUrl, SHUTDOWN_DELAY_MS: '0' };
+}
+
+/** Start-to-ready of each side, interleaved, medians. */
+async function measureStarts(pair: UpstreamPair): Promise<{ gatewayMs: number; baselineMs: number }> {
+  const gateway: number[] = [];
+  const baseline: number[] = [];
+  for (let i = 0; i < settings.starts; i++) {
+    for (const name of i % 2 === 0 ? (['gateway', 'baseline'] as const) : (['baseline', 'gateway'] as const)) {
+      const target = await startTarget(name, ENTRIES[name], gatewayEnv(pair));
+      (name === 'gateway' ? gateway : baseline).push(target.readyMs);
+      await stopProcess(target.process);
+    }
+  }
+  const result = { gatewayMs: median(gateway), baselineMs: median(baseline) };
+  log(`start to ready (median of ${settings.starts}): gateway ${result.gatewayMs.toFixed(0)} ms, baseline ${result.baselineMs.toFixed(0)} ms`);
+  return result;
+}
+
+async function runScenario(scenario: (typeof SCENARIOS)[number], request: ScenarioRequest, pair: UpstreamPair, control: Pool): Promise<ScenarioResult> {
+  log(`\n${scenario.name}: ${scenario.title}`);
+  const targets = [await startTarget('gateway', ENTRIES.gateway, gatewayEnv(pair)), await startTarget('baseline', ENTRIES.baseline, gatewayEnv(pair))];
+  try {
+    const [gateway, baseline] = targets as [Target, Target];
+    const expected = { gateway: await answer(gateway, request), baseline: await answer(baseline, request) };
+    const gatewayJson = JSON.parse(expected.gateway) as { errors?: unknown };
+    if (gatewayJson.errors) throw new Error(`the gateway answered ${scenario.name} with errors: ${expected.gateway.slice(0, 500)}`);
+    if (!isDeepStrictEqual(gatewayJson, JSON.parse(expected.baseline))) throw new Error(`the baseline's answer to ${scenario.name} differs from the gateway's`);
+    log(`  same JSON from both (${expected.gateway.length} bytes)`);
+
+    const sides = new Map<Target['name'], Side>();
+    for (const target of targets) {
+      const probe = await sequential(target, request, control);
+      sides.set(target.name, { rounds: [], rps: 0, p50: 0, p99: 0, peakRssMiB: undefined, callsPerQueryUnderLoad: 0, ...probe });
+      await load(target, request, settings.warmupS, expected[target.name]);
+      await settledCalls(control);
+    }
+    const callsUnderLoad = { gateway: [] as number[], baseline: [] as number[] };
+    for (let round = 0; round < settings.rounds; round++) {
+      for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
+        await resetCalls(control);
+        const result = await load(target, request, settings.durationS, expected[target.name]);
+        const calls = await settledCalls(control);
+        callsUnderLoad[target.name].push((calls.reservation + calls.pos) / Math.max(1, result.requests.sent));
+        const side = sides.get(target.name)!;
+        side.rounds.push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 });
+        log(`  round ${round + 1}/${settings.rounds} ${target.name.padEnd(8)} ${fmt(result.requests.average, 0).padStart(7)} req/s  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms`);
+      }
+    }
+    for (const target of targets) {
+      const side = sides.get(target.name)!;
+      side.rps = median(side.rounds.map((r) => r.rps));
+      side.p50 = median(side.rounds.map((r) => r.p50));
+      side.p99 = median(side.rounds.map((r) => r.p99));
+      side.peakRssMiB = peakRssMiB(target.process.pid);
+      side.callsPerQueryUnderLoad = median(callsUnderLoad[target.name]);
+    }
+    return { name: scenario.name, title: scenario.title, gateway: sides.get('gateway')!, baseline: sides.get('baseline')! };
+  } finally {
+    await Promise.all(targets.map((t) => stopProcess(t.process)));
+  }
+}
+
+/** One request, its body as text; anything but a 200 stops the benchmark. */
+async function answer(target: Target, request: ScenarioRequest): Promise<string> {
+  const res = await fetch(target.url + request.path, { method: request.method, headers: request.headers, body: request.body });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${target.name} answered ${res.status}: ${text.slice(0, 500)}`);
+  return text;
+}
+
+/** Sequential requests over one keep-alive connection: the unloaded latency, and the upstream calls per query. */
+async function sequential(target: Target, request: ScenarioRequest, control: Pool): Promise<{ unloadedMs: number; callsPerQuery: number }> {
+  const pool = new Pool(target.url, { connections: 1 });
+  const times: number[] = [];
+  try {
+    await resetCalls(control);
+    for (let i = 0; i < settings.sequential; i++) {
+      const started = performance.now();
+      const res = await pool.request({ method: request.method, path: request.path, headers: request.headers, body: request.body });
+      await res.body.text();
+      times.push(performance.now() - started);
+    }
+  } finally {
+    await pool.close();
+  }
+  const calls = await readCalls(control);
+  return { unloadedMs: median(times), callsPerQuery: (calls.reservation + calls.pos) / settings.sequential };
+}
+
+async function load(target: Target, request: ScenarioRequest, durationS: number, expectBody: string) {
+  const result = await autocannon({
+    url: target.url + request.path,
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+    connections: settings.connections,
+    duration: durationS,
+    expectBody,
+  });
+  const bad = result.errors + result.timeouts + result.non2xx + result.mismatches;
+  if (bad > 0) {
+    throw new Error(`${target.name}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx, ${result.mismatches} wrong bodies`);
+  }
+  return result;
+}
+
+async function resetCalls(control: Pool): Promise<void> {
+  await (await control.request({ method: 'DELETE', path: CONTROL_PATH })).body.text();
+}
+
+/**
+ * The counts once the requests autocannon left in flight have finished (no new call for 250 ms), so one run's
+ * stragglers are neither counted in the next run nor compete with it.
+ */
+async function settledCalls(control: Pool): Promise<CallCounts> {
+  let last = await readCalls(control);
+  for (;;) {
+    await sleep(250);
+    const now = await readCalls(control);
+    if (now.reservation === last.reservation && now.pos === last.pos) return now;
+    last = now;
+  }
+}
+
+async function readCalls(control: Pool): Promise<CallCounts> {
+  return (await (await control.request({ method: 'GET', path: CONTROL_PATH })).body.json()) as CallCounts;
+}
+
+function report(results: ScenarioResult[], ready: { gatewayMs: number; baselineMs: number }): void {
+  const rows: string[][] = [['scenario', 'side', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'calls/query', 'unloaded p50 ms', 'gateway/baseline']];
+  for (const r of results) {
+    for (const name of ['gateway', 'baseline'] as const) {
+      const s = r[name];
+      rows.push([
+        name === 'gateway' ? r.name : '',
+        name,
+        fmt(s.rps, 0),
+        fmt(s.p50, 1),
+        fmt(s.p99, 1),
+        s.peakRssMiB === undefined ? 'n/a' : fmt(s.peakRssMiB, 0),
+        `${fmt(s.callsPerQuery, 2)} (${fmt(s.callsPerQueryUnderLoad, 2)} loaded)`,
+        fmt(s.unloadedMs, 1),
+        name === 'gateway' ? `${fmt(s.rps / r.baseline.rps, 2)}× req/s, ${ratio(s.peakRssMiB, r.baseline.peakRssMiB)} RSS` : '',
+      ]);
+    }
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  log('');
+  for (const row of rows) log(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  '));
+
+  if (results.length < SCENARIOS.length) return;
+  const by = (name: ScenarioName) => results.find((r) => r.name === name)!;
+  const s1 = by('S1');
+  const s2 = by('S2');
+  const rssRatios = results.map((r) => (r.gateway.peakRssMiB ?? NaN) / (r.baseline.peakRssMiB ?? NaN));
+  const targets: Array<[string, boolean, string]> = [
+    ['S1 throughput ≥ 0.6× baseline', s1.gateway.rps / s1.baseline.rps >= 0.6, `${fmt(s1.gateway.rps / s1.baseline.rps, 2)}×`],
+    ['S2 exactly 31 upstream calls per query', s2.gateway.callsPerQuery === 31, fmt(s2.gateway.callsPerQuery, 2)],
+    ['S2 unloaded latency ≤ 50 ms', s2.gateway.unloadedMs <= 50, `${fmt(s2.gateway.unloadedMs, 1)} ms`],
+    ['peak RSS ≤ 1.5× baseline (worst scenario)', Math.max(...rssRatios) <= 1.5, `${fmt(Math.max(...rssRatios), 2)}×`],
+    ['ready ≤ 1 s after start', ready.gatewayMs <= 1000, `${fmt(ready.gatewayMs, 0)} ms`],
+  ];
+  log('\ntargets:');
+  for (const [what, met, value] of targets) log(`  ${met ? 'met ' : 'MISS'}  ${what}: ${value}`);
+}
+
+function machine() {
+  return { cpus: cpus().length, model: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version };
+}
+
+function ratio(a: number | undefined, b: number | undefined): string {
+  return a === undefined || b === undefined ? 'n/a' : `${fmt(a / b, 2)}×`;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function fmt(value: number, digits: number): string {
+  return Number.isFinite(value) ? value.toFixed(digits) : 'n/a';
+}
+
+function envNumber(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  return value;
+}
+
+function log(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,42 @@
+import { SAMPLE, SANDBOX_CREDENTIALS, type SandboxState } from '../src/sandbox';
+import { addDays } from '../src/sandbox/venueTime';
+import { requestBody, type ScenarioName } from './operations';
+
+/** What autocannon (and the equality check) sends for one scenario: the same request to the gateway and the baseline. */
+export interface ScenarioRequest {
+  method: 'POST';
+  path: '/graphql';
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The clock of the benchmark's sample data: today's midnight UTC, so a day's runs serve the very same records. */
+export function benchNow(today = new Date()): Date {
+  return new Date(`${today.toISOString().slice(0, 10)}T00:00:00Z`);
+}
+
+/**
+ * S1: the richest open check (items, discounts, payments, an offer, a service charge, customer and employee).
+ * S2: the busy day, 50 reservations over 30 distinct checks. S3: a booking a week ahead.
+ */
+export function scenarioRequest(scenario: ScenarioName, state: SandboxState): ScenarioRequest {
+  const venue = SAMPLE.laTerrazza;
+  const variables: Record<ScenarioName, Record<string, unknown>> = {
+    S1: { id: venue.openCheckId },
+    S2: { date: venue.busyDate(state) },
+    S3: {
+      input: {
+        revenueCenterId: venue.revenueCenterIds[0],
+        date: `${addDays(SAMPLE.today(state), 7)}T19:30`,
+        guestCount: 4,
+        customer: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.test' },
+      },
+    },
+  };
+  return {
+    method: 'POST',
+    path: '/graphql',
+    headers: { 'content-type': 'application/json', ...SANDBOX_CREDENTIALS.laTerrazza },
+    body: requestBody(scenario, variables[scenario]),
+  };
+}
