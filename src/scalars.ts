@@ -10,8 +10,13 @@ import { ScalarParseError } from './errors';
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const LOCAL_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})$/;
 const LOCAL_TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
-const DECIMAL = /^-?\d{1,15}(\.\d{1,6})?$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/**
+ * The wire form of a Decimal: at most 15 integer digits and 6 decimals. The one definition: the upstream schemas
+ * check money against it too, so a value that passes the upstream check can always be served.
+ */
+export const DECIMAL_PATTERN = /^-?\d{1,15}(\.\d{1,6})?$/;
 
 /** True when `YYYY-MM-DD` names a real calendar day (no 2026-02-30). */
 export function isCalendarDate(text: string): boolean {
@@ -88,10 +93,10 @@ function parseDecimal(value: unknown): string {
 
 /** A JS number is shown with at least two decimals (125.5 → "125.50"), as money is. */
 function decimalText(value: unknown): string | undefined {
-  if (typeof value === 'string') return DECIMAL.test(value) ? value : undefined;
+  if (typeof value === 'string') return DECIMAL_PATTERN.test(value) ? value : undefined;
   if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
   const text = String(value);
-  if (!DECIMAL.test(text)) return undefined;
+  if (!DECIMAL_PATTERN.test(text)) return undefined;
   const [whole, frac = ''] = text.split('.');
   return `${whole}.${frac.padEnd(2, '0')}`;
 }

@@ -5,7 +5,7 @@ import { ErrorCode } from './codes';
 import { fieldPathOf } from './fieldPath';
 import { ScalarParseError } from './InputError';
 import { UpstreamError } from './UpstreamError';
-import { upstreamErrorCode, upstreamErrorMessage, upstreamExtension } from './upstreamErrorCode';
+import { upstreamErrorCode, upstreamErrorField, upstreamErrorMessage, upstreamExtension } from './upstreamErrorCode';
 
 /** Codes that are safe to show as they are: ours and Apollo's own. */
 const KNOWN_CODES = new Set<string>([
@@ -30,10 +30,11 @@ export function createFormatError(logger: Logger) {
 
     if (original instanceof UpstreamError) {
       const upstream = upstreamExtension(original);
+      const field = upstreamErrorField(original);
       return {
         message: upstreamErrorMessage(original),
         ...where,
-        extensions: { code: upstreamErrorCode(original), ...(upstream ? { upstream } : { service: original.service }) },
+        extensions: { code: upstreamErrorCode(original), ...(field ? { field } : {}), ...(upstream ? { upstream } : { service: original.service }) },
       };
     }
     if (error instanceof GraphQLError && causedByScalar(error)) {
@@ -43,11 +44,20 @@ export function createFormatError(logger: Logger) {
     const code = formatted.extensions?.code;
     if (typeof code === 'string' && KNOWN_CODES.has(code)) {
       const { stacktrace: _stacktrace, ...extensions } = formatted.extensions ?? {};
-      return { ...formatted, extensions };
+      const field = code === ErrorCode.BAD_USER_INPUT && extensions.field === undefined ? inputFieldOf(error) : undefined;
+      return { ...formatted, extensions: { ...extensions, ...(field ? { field } : {}) } };
     }
     logger.error({ err: original }, 'unexpected error');
     return { message: 'Internal server error', ...where, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } };
   };
+}
+
+/**
+ * The field of an input error that arrives without one: graphql-js's own variable coercion errors (a wrong type, a
+ * missing required field, a fraction for an Int), which Apollo passes on as BAD_USER_INPUT.
+ */
+function inputFieldOf(error: unknown): string | undefined {
+  return error instanceof GraphQLError ? fieldPathOf(error) : undefined;
 }
 
 /** graphql-js and Apollo wrap a scalar's error once or twice on the way (coercion, then UserInputError). */

@@ -1,4 +1,4 @@
-import { RESERVATION_ERROR_REASONS } from '../upstreams/reservation/assumptions';
+import { RESERVATION_ERROR_FIELDS, RESERVATION_ERROR_REASONS } from '../upstreams/reservation/assumptions';
 import { ErrorCode } from './codes';
 import type { ServiceName, UpstreamError } from './UpstreamError';
 
@@ -12,10 +12,19 @@ export interface UpstreamExtension {
 const SERVICE_LABEL: Record<ServiceName, string> = { reservation: 'The reservation service', pos: 'The POS service' };
 
 /**
+ * The reservation service's documented codes that mean more than their status (reservation-service.md, "Errors").
+ * The POS service numbers its errors its own way, so these apply to reservation answers only.
+ */
+const RESERVATION_CODE_ERRORS: Readonly<Record<number, ErrorCode>> = {
+  832: ErrorCode.FEATURE_DISABLED,
+  960: ErrorCode.UNAUTHENTICATED,
+};
+
+/**
  * The one map from an upstream failure to the contract's `extensions.code` (CONTRACT.md, "Errors").
  * Upstream error codes win over statuses because 832 arrives as a 422 but means a disabled feature.
  */
-export function upstreamErrorCode(err: Pick<UpstreamError, 'failure' | 'status' | 'upstreamCode'>): ErrorCode {
+export function upstreamErrorCode(err: Pick<UpstreamError, 'service' | 'failure' | 'status' | 'upstreamCode'>): ErrorCode {
   switch (err.failure) {
     case 'timeout':
       return ErrorCode.UPSTREAM_TIMEOUT;
@@ -26,8 +35,8 @@ export function upstreamErrorCode(err: Pick<UpstreamError, 'failure' | 'status' 
     case 'status':
       break;
   }
-  if (err.upstreamCode === 832) return ErrorCode.FEATURE_DISABLED;
-  if (err.upstreamCode === 960) return ErrorCode.UNAUTHENTICATED;
+  const byCode = err.service === 'reservation' && err.upstreamCode !== undefined ? RESERVATION_CODE_ERRORS[err.upstreamCode] : undefined;
+  if (byCode) return byCode;
   switch (err.status) {
     case 400:
     case 422:
@@ -53,6 +62,16 @@ export function upstreamExtension(err: UpstreamError): UpstreamExtension | undef
     ...(err.upstreamCode !== undefined ? { code: err.upstreamCode } : {}),
     ...(reason && err.service === 'reservation' ? { reason } : {}),
   };
+}
+
+/**
+ * `extensions.field` of an upstream refusal of the input, when the upstream's code names the field (822 → amount);
+ * only for a refusal that is reported as BAD_USER_INPUT, so a code on a 5xx names nothing.
+ */
+export function upstreamErrorField(err: UpstreamError): string | undefined {
+  if (err.service !== 'reservation' || err.upstreamCode === undefined) return undefined;
+  if (upstreamErrorCode(err) !== ErrorCode.BAD_USER_INPUT) return undefined;
+  return RESERVATION_ERROR_FIELDS[err.upstreamCode];
 }
 
 /** A message for people: which service, what happened, the service's own words when safe. */

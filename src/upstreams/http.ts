@@ -3,6 +3,7 @@ import type { ZodType } from 'zod';
 import { InputError, UpstreamError, safeUpstreamMessage, type ServiceName } from '../errors';
 import { UpstreamResilience, deadlineError, type ResilienceOptions } from './resilience';
 import { UUID_PATTERN, UpstreamErrorBody } from './schemas';
+import { CREDENTIAL_HEADERS } from '../credentials';
 import { injectTraceHeaders, traceUpstreamCall } from '../observability/tracing';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
@@ -37,8 +38,8 @@ export interface UpstreamRequest<T> {
   /** Every header to send: this service's credentials and the gateway's own; nothing else is added. */
   headers: Record<string, string>;
   body?: unknown;
-  /** The schema of a non-empty 2xx body. */
-  response: ZodType<T>;
+  /** The schema of a non-empty 2xx body, or BODY_IGNORED when a 2xx body means nothing and is not read at all. */
+  response: ZodType<T> | typeof BODY_IGNORED;
   /** Aborts the call when the GraphQL request's deadline passes. */
   signal?: AbortSignal;
   /** The GraphQL request's deadline (epoch ms): retries never wait past it. */
@@ -65,6 +66,13 @@ export interface CallScope {
   /** The request's deadline, epoch ms. */
   deadline?: number;
 }
+
+/**
+ * The `response` of an operation documented as answering a success without a body: whatever a 2xx carries (text,
+ * HTML, JSON) is drained unread and the call resolves undefined, since any 2xx is a success (CONTRACT.md). Error
+ * answers are still read for their code.
+ */
+export const BODY_IGNORED: unique symbol = Symbol('upstream body ignored');
 
 /** A path segment from an id: raw input never goes into a path, so the id is checked here whatever the caller did. */
 export function uuidSegment(value: string, field: string): string {
@@ -172,6 +180,11 @@ export class UpstreamHttp {
       body,
       signal: req.signal,
     });
+    if (req.response === BODY_IGNORED && isSuccess(res.statusCode)) {
+      // Drained so the connection can be reused; past the size cap undici closes it instead of reading on.
+      await res.body.dump({ limit: this.options.maxResponseBytes, ...(req.signal ? { signal: req.signal } : {}) });
+      return { status: res.statusCode, headers: res.headers, text: '' };
+    }
     return { status: res.statusCode, headers: res.headers, text: await readCapped(res.body, this.options.maxResponseBytes) };
   }
 
@@ -179,8 +192,8 @@ export class UpstreamHttp {
     if (status >= 300 && status < 400) {
       throw new UpstreamError(this.service, 'bad_response', { status, detail: 'it answered with a redirect, which the gateway does not follow' });
     }
-    if (status < 200 || status >= 300) throw this.statusError(status, text, retryAfterMs(headers['retry-after']));
-    if (text.trim() === '') return undefined;
+    if (!isSuccess(status)) throw this.statusError(status, text, retryAfterMs(headers['retry-after']), credentialValues(this.service, req.headers));
+    if (req.response === BODY_IGNORED || text.trim() === '') return undefined;
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -196,7 +209,8 @@ export class UpstreamHttp {
     return parsed.data;
   }
 
-  private statusError(status: number, text: string, retryAfter: number | undefined): UpstreamError {
+  /** `secrets`: the credentials sent on this call; an upstream message quoting one is dropped (the code is kept). */
+  private statusError(status: number, text: string, retryAfter: number | undefined, secrets: readonly string[]): UpstreamError {
     let upstreamCode: number | undefined;
     let upstreamMessage: string | undefined;
     try {
@@ -205,7 +219,8 @@ export class UpstreamHttp {
         const first = parsed.data.errors[0];
         const code = typeof first?.code === 'string' && /^\d+$/.test(first.code) ? Number(first.code) : first?.code;
         if (typeof code === 'number' && Number.isInteger(code)) upstreamCode = code;
-        upstreamMessage = safeUpstreamMessage(first?.message);
+        const message = safeUpstreamMessage(first?.message);
+        if (message !== undefined && !quotesAny(message, secrets)) upstreamMessage = message;
       }
     } catch {
       // An error answer without a JSON body is still an error; it just carries no upstream code.
@@ -230,10 +245,42 @@ export class UpstreamHttp {
   }
 }
 
+function isSuccess(status: number): boolean {
+  return status >= 200 && status < 300;
+}
+
 interface Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+}
+
+/**
+ * Credentials shorter than this are not looked for in upstream messages: any text would "contain" them. Four is the
+ * length of a STORE_PIN_CODE, which is a credential all the same.
+ */
+const MIN_SECRET_LENGTH = 4;
+
+/**
+ * The values of this service's credential headers among the headers of a call (names compared case-insensitively),
+ * each also without an auth scheme (`Bearer abc` → `abc`), since a service that echoes a token may quote only it.
+ */
+function credentialValues(service: ServiceName, headers: Readonly<Record<string, string>>): string[] {
+  const names = new Set(CREDENTIAL_HEADERS[service].map((name) => name.toLowerCase()));
+  const values: string[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (!names.has(name.toLowerCase())) continue;
+    const trimmed = value.trim();
+    const withoutScheme = /^[A-Za-z][\w.+-]*\s+(\S.*)$/.exec(trimmed)?.[1];
+    values.push(trimmed, ...(withoutScheme ? [withoutScheme] : []));
+  }
+  return values.filter((v) => v.length >= MIN_SECRET_LENGTH);
+}
+
+/** Case-insensitive, so a service that upper-cases what it quotes still gives nothing away. */
+function quotesAny(message: string, secrets: readonly string[]): boolean {
+  const text = message.toLowerCase();
+  return secrets.some((secret) => text.includes(secret.toLowerCase()));
 }
 
 /** `Retry-After` as delay-seconds or an HTTP date, in ms; undefined when absent or unreadable. */

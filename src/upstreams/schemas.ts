@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DECIMAL_PATTERN } from '../scalars';
 
 /**
  * Zod primitives shared by both upstreams' DTOs.
@@ -12,8 +13,11 @@ export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0
 
 export const uuid = z.string().regex(UUID_PATTERN, 'must be a UUID');
 
-/** Money as the upstreams send it: a decimal string such as "125.50". */
-export const moneyString = z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string');
+/**
+ * Money as the upstreams send it: a decimal string such as "125.50", in the Decimal scalar's own bounds, so a value
+ * the gateway cannot show is refused here as a bad response naming the field, not later as an internal error.
+ */
+export const moneyString = z.string().regex(DECIMAL_PATTERN, 'must be a decimal string of at most 15 integer digits and 6 decimals');
 
 /** ISO 8601 with a UTC offset, as the reservation service sends dates. */
 export const isoDateTime = z

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { GraphQLError, buildSchema, graphql, type GraphQLFormattedError } from 'graphql';
 import pino from 'pino';
 import { ErrorCode, UpstreamError, createFormatError } from '../../src/errors';
 
@@ -73,7 +73,11 @@ describe('createFormatError', () => {
       expect(result).toEqual({
         message: 'The reservation service refused the request (HTTP 422): Amount is invalid.',
         path: ['updatePaymentRequest'],
-        extensions: { code: ErrorCode.BAD_USER_INPUT, upstream: { service: 'reservation', status: 422, code: 822, reason: 'amount_is_invalid' } },
+        extensions: {
+          code: ErrorCode.BAD_USER_INPUT,
+          field: 'input.amount',
+          upstream: { service: 'reservation', status: 422, code: 822, reason: 'amount_is_invalid' },
+        },
       });
       expect(lines).toHaveLength(0);
     });
@@ -100,6 +104,48 @@ describe('createFormatError', () => {
       const { logger } = memoryLogger();
       const error = resolverError(new UpstreamError('pos', failure, details));
       expect(createFormatError(logger)(formattedOf(error), error).extensions?.code).toBe(code);
+    });
+  });
+
+  describe('a variable coercion error of graphql-js', () => {
+    const schema = buildSchema(`
+      input In { id: ID!, amount: Int, customer: Customer }
+      input Customer { email: String! }
+      type Query { pay(input: In!): Int, employees(page: Int): Int }
+    `);
+
+    /** The first error graphql-js gives for the operation, formatted as Apollo hands it over (BAD_USER_INPUT). */
+    async function coercionError(source: string, variableValues: Record<string, unknown>): Promise<[GraphQLFormattedError, GraphQLError]> {
+      const { errors } = await graphql({ schema, source, variableValues });
+      const error = errors![0]!;
+      return [{ ...error.toJSON(), extensions: { code: 'BAD_USER_INPUT' } }, error];
+    }
+
+    it.each([
+      ['a wrong type', 'query($i: In!) { pay(input: $i) }', { i: { id: '1', amount: 'abc' } }, 'input.amount'],
+      ['a missing required field', 'query($i: In!) { pay(input: $i) }', { i: { amount: 1 } }, 'input.id'],
+      ['a missing required nested field', 'query($i: In!) { pay(input: $i) }', { i: { id: '1', customer: {} } }, 'input.customer.email'],
+      ['an undefined field', 'query($i: In!) { pay(input: $i) }', { i: { id: '1', amout: 1 } }, 'input.amout'],
+      ['a missing required variable', 'query($i: In!) { pay(input: $i) }', {}, 'input'],
+      ['a fraction for an Int', 'query($p: Int) { employees(page: $p) }', { p: 1.5 }, 'page'],
+    ])('gets extensions.field for %s: %s', async (_what, source, variables, field) => {
+      const { logger } = memoryLogger();
+      const [formatted, error] = await coercionError(source, variables);
+      expect(createFormatError(logger)(formatted, error)).toMatchObject({ message: formatted.message, extensions: { code: 'BAD_USER_INPUT', field } });
+    });
+
+    it('falls back on the variable path when the operation cannot be read', () => {
+      const { logger } = memoryLogger();
+      const error = new GraphQLError('Variable "$i" got invalid value "abc" at "i.expirationTime"; Int cannot represent non-integer value: "abc"');
+      const result = createFormatError(logger)({ message: error.message, extensions: { code: 'BAD_USER_INPUT' } }, error);
+      expect(result.extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'i.expirationTime' });
+    });
+
+    it('keeps a field the error already names', () => {
+      const { logger } = memoryLogger();
+      const error = new GraphQLError('Variable "$i" got invalid value 1; boom', { extensions: { code: 'BAD_USER_INPUT', field: 'input.amount' } });
+      const result = createFormatError(logger)({ message: error.message, extensions: { code: 'BAD_USER_INPUT', field: 'input.amount' } }, error);
+      expect(result.extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'input.amount' });
     });
   });
 

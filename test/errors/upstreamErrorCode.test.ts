@@ -1,4 +1,13 @@
-import { ErrorCode, UpstreamError, safeUpstreamMessage, upstreamErrorCode, upstreamErrorMessage, upstreamExtension, type UpstreamFailure } from '../../src/errors';
+import {
+  ErrorCode,
+  UpstreamError,
+  safeUpstreamMessage,
+  upstreamErrorCode,
+  upstreamErrorField,
+  upstreamErrorMessage,
+  upstreamExtension,
+  type UpstreamFailure,
+} from '../../src/errors';
 
 describe('upstreamErrorCode', () => {
   it.each([
@@ -26,6 +35,15 @@ describe('upstreamErrorCode', () => {
     [400, 832, ErrorCode.FEATURE_DISABLED],
   ])('maps status %i with upstream code %i to %s', (status, upstreamCode, code) => {
     expect(upstreamErrorCode(new UpstreamError('reservation', 'status', { status, upstreamCode }))).toBe(code);
+  });
+
+  it.each([
+    [422, 832, ErrorCode.BAD_USER_INPUT],
+    [400, 960, ErrorCode.BAD_USER_INPUT],
+    [500, 960, ErrorCode.UPSTREAM_ERROR],
+    [401, 960, ErrorCode.UNAUTHENTICATED],
+  ])('maps a POS status %i with code %i by its status alone, since the codes are the reservation service\'s, to %s', (status, upstreamCode, code) => {
+    expect(upstreamErrorCode(new UpstreamError('pos', 'status', { status, upstreamCode }))).toBe(code);
   });
 
   it('falls back to the status for an unknown upstream code', () => {
@@ -76,6 +94,26 @@ describe('upstreamExtension', () => {
 
   it.each<UpstreamFailure>(['timeout', 'unavailable'])('is undefined for a %s, which had no answer', (failure) => {
     expect(upstreamExtension(new UpstreamError('reservation', failure))).toBeUndefined();
+  });
+});
+
+describe('upstreamErrorField', () => {
+  it.each([
+    [422, 822, 'input.amount'],
+    [400, 822, 'input.amount'],
+    [422, 821, 'input.expirationTime'],
+  ])('names the input field of a reservation %i with code %i: %s', (status, upstreamCode, field) => {
+    expect(upstreamErrorField(new UpstreamError('reservation', 'status', { status, upstreamCode }))).toBe(field);
+  });
+
+  it.each([
+    ['a code that names no field', new UpstreamError('reservation', 'status', { status: 422, upstreamCode: 832 })],
+    ['an undocumented code', new UpstreamError('reservation', 'status', { status: 422, upstreamCode: 801 })],
+    ['no code', new UpstreamError('reservation', 'status', { status: 422 })],
+    ['a code on a 5xx, which is no input refusal', new UpstreamError('reservation', 'status', { status: 500, upstreamCode: 822 })],
+    ["a POS answer, whose codes are not the reservation service's", new UpstreamError('pos', 'status', { status: 422, upstreamCode: 822 })],
+  ])('names nothing for %s', (_what, err) => {
+    expect(upstreamErrorField(err)).toBeUndefined();
   });
 });
 

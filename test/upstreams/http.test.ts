@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { UpstreamError } from '../../src/errors';
 import { Check } from '../../src/upstreams/pos/dto';
-import { UpstreamHttp, requireBody, uuidSegment, type UpstreamCallRecord, type UpstreamHttpOptions, type UpstreamRequest } from '../../src/upstreams/http';
+import { BODY_IGNORED, UpstreamHttp, requireBody, uuidSegment, type UpstreamCallRecord, type UpstreamHttpOptions, type UpstreamRequest } from '../../src/upstreams/http';
 import { InputError } from '../../src/errors';
 import { checkRecord } from '../support/fixtures';
 import { closedPort, sendJson, startScriptedServer, type ScriptedHandler, type ScriptedServer } from '../support/upstreamServer';
@@ -34,7 +34,7 @@ function transport(baseUrl: string, overrides: Partial<UpstreamHttpOptions> = {}
   return http;
 }
 
-function get<T>(path: string, response: z.ZodType<T>, extra: Partial<UpstreamRequest<T>> = {}): UpstreamRequest<T> {
+function get<T>(path: string, response: UpstreamRequest<T>['response'], extra: Partial<UpstreamRequest<T>> = {}): UpstreamRequest<T> {
   return { method: 'GET', route: path, path, headers: {}, response, ...extra };
 }
 
@@ -62,6 +62,22 @@ describe('UpstreamHttp', () => {
     it.each([200, 201, 204])('resolves undefined on an empty %i body', async (status) => {
       const server = await serve((_req, res) => sendJson(res, status));
       await expect(transport(server.url).call(get('/x', Ok))).resolves.toBeUndefined();
+    });
+
+    it.each([
+      ['text', 'text/plain', 'OK'],
+      ['HTML', 'text/html', '<html><body>Saved</body></html>'],
+      ['JSON of any shape', 'application/json', '[1,2,3]'],
+      ['larger than maxResponseBytes', 'text/plain', 'a'.repeat(MiB + 1)],
+    ])('resolves undefined without reading a 2xx body that is %s when the body is ignored', async (_what, type, text) => {
+      const server = await serve((_req, res) => res.writeHead(200, { 'content-type': type }).end(text));
+      await expect(transport(server.url).call(get('/x', BODY_IGNORED))).resolves.toBeUndefined();
+    });
+
+    it('still reads the error answer of a call whose success body is ignored', async () => {
+      const server = await serve((_req, res) => sendJson(res, 422, { errors: [{ message: 'Amount is invalid', code: 822 }] }));
+      const err = await failureOf(transport(server.url).call(get('/x', BODY_IGNORED)));
+      expect(err).toMatchObject({ failure: 'status', status: 422, upstreamCode: 822, upstreamMessage: 'Amount is invalid' });
     });
 
     it('sends the given headers, accept json, and a JSON body with its content type', async () => {
@@ -186,6 +202,42 @@ describe('UpstreamHttp', () => {
       expect(err.status).toBe(500);
       expect(err.upstreamCode).toBeUndefined();
       expect(err.upstreamMessage).toBeUndefined();
+    });
+
+    describe.each<{ service: 'pos' | 'reservation'; credentials: Record<string, string> }>([
+      { service: 'pos', credentials: { 'Pos-Access-Token': 'pos-secret-token' } },
+      {
+        service: 'reservation',
+        credentials: {
+          'Reservation-Access-Token': 'res-secret-token',
+          Authorization: 'Bearer api-secret-key',
+          EMPLOYEE_TOKEN: 'employee-secret',
+          STORE_PIN_CODE: '4821',
+          SLUG_NAME: 'venue-slug',
+        },
+      },
+    ])('of the $service service', ({ service, credentials }) => {
+      const echoes: Array<[string, string]> = [
+        ...Object.entries(credentials).map(([name, value]): [string, string] => [name, `Invalid token ${value}`]),
+        // The upstream may quote only the credential part of an `Authorization: <scheme> <credentials>` value.
+        ...(service === 'reservation' ? [['Authorization (credentials part)', 'Invalid key api-secret-key'] as [string, string]] : []),
+      ];
+
+      it.each(echoes)('drops a message that quotes the %s sent on the call, keeping the code', async (_header, message) => {
+        const server = await serve((_req, res) => sendJson(res, 401, { errors: [{ message, code: 960 }] }));
+        const headers = { 'x-request-id': 'req-1', ...credentials };
+        const err = await failureOf(transport(server.url, { service }).call(get('/x', Ok, { headers })));
+        expect(err.status).toBe(401);
+        expect(err.upstreamCode).toBe(960);
+        expect(err.upstreamMessage).toBeUndefined();
+      });
+
+      it('keeps a message that quotes only a header that is no credential', async () => {
+        const server = await serve((_req, res) => sendJson(res, 422, { errors: [{ message: 'Request req-12345 refused', code: 822 }] }));
+        const headers = { 'x-request-id': 'req-12345', ...credentials };
+        const err = await failureOf(transport(server.url, { service }).call(get('/x', Ok, { headers })));
+        expect(err.upstreamMessage).toBe('Request req-12345 refused');
+      });
     });
 
     it('drops an unsafe upstream message', async () => {

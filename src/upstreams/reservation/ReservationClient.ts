@@ -1,5 +1,5 @@
 import { MissingCredentialError } from '../../errors';
-import { requireBody, uuidSegment, type CallScope, type UpstreamHttp, type UpstreamRequest } from '../http';
+import { BODY_IGNORED, requireBody, uuidSegment, type CallScope, type UpstreamHttp, type UpstreamRequest } from '../http';
 import { CALENDAR_RESPONSE_KEY, RESERVATION_READ, RESERVATION_REQUIRED_HEADERS } from './assumptions';
 import {
   CalendarReservationBody,
@@ -20,9 +20,6 @@ import { z } from 'zod';
 import type { ServiceCredentials } from '../../credentials';
 
 type Operation = keyof typeof RESERVATION_REQUIRED_HEADERS;
-
-/** Anything is acceptable as "no body" answers of the operations documented as 200 without a body. */
-const Ignored = z.unknown();
 
 /** The reservation service, for one client request: its credentials only, a typed method per operation. */
 export class ReservationClient {
@@ -50,7 +47,7 @@ export class ReservationClient {
   }
 
   async createOffDay(body: OffDayBodyDto): Promise<void> {
-    await this.call('createOffDay', { method: 'POST', route: '/api/v1/off-days', path: '/api/v1/off-days', body: OffDayBody.parse(body), response: Ignored });
+    await this.call('createOffDay', { method: 'POST', route: '/api/v1/off-days', path: '/api/v1/off-days', body: OffDayBody.parse(body), response: BODY_IGNORED });
   }
 
   async updatePaymentRequest(body: PaymentRequestBodyDto): Promise<void> {
@@ -59,7 +56,7 @@ export class ReservationClient {
       route: '/v1/reservation-payments',
       path: '/v1/reservation-payments',
       body: PaymentRequestBody.parse(body),
-      response: Ignored,
+      response: BODY_IGNORED,
     });
   }
 

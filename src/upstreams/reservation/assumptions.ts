@@ -37,3 +37,13 @@ export const RESERVATION_ERROR_REASONS: Readonly<Record<number, string>> = {
   822: 'amount_is_invalid',
   832: 'feature_disabled_error',
 };
+
+/**
+ * The input field each documented input-refusal code names (reservation-service.md, "Errors": 821 about
+ * expiration_time, 822 about amount, both on the payment request update), as `extensions.field` gives it: the path
+ * in the `updatePaymentRequest` input. A code that names no field is absent.
+ */
+export const RESERVATION_ERROR_FIELDS: Readonly<Record<number, string>> = {
+  821: 'input.expirationTime',
+  822: 'input.amount',
+};

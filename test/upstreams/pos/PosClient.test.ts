@@ -84,6 +84,23 @@ describe('PosClient', () => {
       await expect(client().getCheck(randomUUID())).rejects.toMatchObject({ service: 'pos', failure: 'bad_response' });
     });
 
+    it("drops an upstream message that quotes the request's Pos-Access-Token, keeping the code", async () => {
+      reply = (_req, res) => sendJson(res, 401, { errors: [{ message: `Invalid token ${CLIENT_HEADERS['pos-access-token']}`, code: 960 }] });
+      const err = (await client().getCheck(randomUUID()).catch((e: unknown) => e)) as UpstreamError;
+      expect(err).toMatchObject({ service: 'pos', failure: 'status', status: 401, upstreamCode: 960 });
+      expect(err.upstreamMessage).toBeUndefined();
+      expect(JSON.stringify({ ...err, message: err.message })).not.toContain(CLIENT_HEADERS['pos-access-token']);
+    });
+
+    it.each(['0.1234567', '1234567890123456.00'])('refuses the money amount %s, which the Decimal scalar cannot show, naming the field', async (amount) => {
+      const check = checkRecord();
+      reply = (_req, res) => sendJson(res, 200, { ...check, summary: { ...check.summary!, total_amount: amount } });
+      const err = (await client().getCheck(check.id).catch((e: unknown) => e)) as UpstreamError;
+      expect(err).toBeInstanceOf(UpstreamError);
+      expect(err.failure).toBe('bad_response');
+      expect(err.detail).toMatch(/^field summary\.total_amount: /);
+    });
+
     it('refuses a check whose item has a malformed id, naming the field', async () => {
       const check = checkRecord();
       reply = (_req, res) => sendJson(res, 200, { ...check, check_items: [{ ...check.check_items[0]!, id: 42 }] });

@@ -172,6 +172,15 @@ describe('ReservationClient', () => {
       expect(JSON.parse(seen.body)).toEqual(body);
     });
 
+    it.each([
+      ['text', 'text/plain', 'OK'],
+      ['HTML', 'text/html', '<html><body>Saved</body></html>'],
+      ['JSON', 'application/json', '{"status":"ok"}'],
+    ])('resolves on a 200 whose body is %s, which it does not read', async (_what, type, text) => {
+      reply = (_req, res) => res.writeHead(200, { 'content-type': type }).end(text);
+      await expect(client().createOffDay(offDayBody())).resolves.toBeUndefined();
+    });
+
     it('refuses without the API-key headers and sends nothing', async () => {
       await expect(client(without('authorization')).createOffDay(offDayBody())).rejects.toBeInstanceOf(MissingCredentialError);
       expect(server.requests).toHaveLength(0);
@@ -198,6 +207,31 @@ describe('ReservationClient', () => {
         status: 422,
         upstreamCode: 822,
       });
+    });
+
+    it.each([
+      ['text', 'text/plain', 'OK'],
+      ['HTML', 'text/html', '<html><body>Updated</body></html>'],
+    ])('resolves on a 200 whose body is %s, which it does not read', async (_what, type, text) => {
+      reply = (_req, res) => res.writeHead(200, { 'content-type': type }).end(text);
+      await expect(client().updatePaymentRequest(paymentBody())).resolves.toBeUndefined();
+    });
+
+    it('still reads the error body of a refusal', async () => {
+      reply = (_req, res) => sendJson(res, 422, { errors: [{ message: 'Payment expiry duration is not suitable', code: 821 }] });
+      await expect(client().updatePaymentRequest(paymentBody())).rejects.toMatchObject({
+        status: 422,
+        upstreamCode: 821,
+        upstreamMessage: 'Payment expiry duration is not suitable',
+      });
+    });
+
+    it.each(RESERVATION_CREDENTIALS)('drops an upstream message that quotes the request\'s %s, keeping the code', async (name) => {
+      const secret = CLIENT_HEADERS[name]!.replace(/^Bearer /, '');
+      reply = (_req, res) => sendJson(res, 401, { errors: [{ message: `Invalid Token ${secret}`, code: 960 }] });
+      const err = (await client().updatePaymentRequest(paymentBody()).catch((e: unknown) => e)) as UpstreamError;
+      expect(err).toMatchObject({ service: 'reservation', failure: 'status', status: 401, upstreamCode: 960 });
+      expect(err.upstreamMessage).toBeUndefined();
     });
 
     it('refuses without the Reservation-Access-Token and sends nothing', async () => {
