@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
-import { startTracing, type Tracing } from '../../src/observability/tracing';
+import { requestTraceHeaders, startTracing, type Tracing } from '../../src/observability/tracing';
 import { SAMPLE, startSandbox, type Sandbox } from '../../src/sandbox';
 import { spawnGateway, type GatewayProcess } from '../support/gatewayProcess';
 import { LA_TERRAZZA, startStack, type Stack } from '../support/stack';
@@ -22,11 +22,75 @@ describe('tracing', () => {
       stack = await startStack();
     });
     afterAll(() => stack.close());
+    beforeEach(() => stack.sandbox.resetRequests());
 
-    it('sends no trace context upstream and writes no trace ids', async () => {
+    const booking = `query Booking($id: ID!) { reservation(id: $id) { id check { id } } }`;
+    const clientTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const clientSpan = '00f067aa0ba902b7';
+
+    it('still sends upstream a new, well-formed, unsampled trace context, and writes no trace ids', async () => {
       await stack.gql(`{ check(id: "${SAMPLE.laTerrazza.openCheckId}") { id } }`);
-      expect(stack.sandbox.requests[0]!.headers.traceparent).toBeUndefined();
+      const [request] = stack.sandbox.requests;
+      expect(request!.headers.traceparent).toMatch(/^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-00$/);
+      expect(request!.headers.tracestate).toBeUndefined();
       expect(stack.logs.some((l) => l.includes('traceId'))).toBe(false);
+    });
+
+    it("continues the client's trace: its trace-id and flags, the gateway's own parent-id, its tracestate", async () => {
+      await stack.gql(booking, { id: SAMPLE.laTerrazza.reservationWithCheckId }, {
+        ...LA_TERRAZZA,
+        traceparent: `00-${clientTrace}-${clientSpan}-01`,
+        tracestate: 'congo=t61rcWkgMzE,rojo=00f067aa0ba902b7',
+      });
+      expect(stack.sandbox.requests.map((r) => r.service).sort()).toEqual(['pos', 'reservation']);
+      const sent = stack.sandbox.requests.map((r) => traceparentOf(r.headers.traceparent));
+      for (const { traceId, parentId } of sent) {
+        expect(traceId).toBe(clientTrace);
+        expect(parentId).not.toBe(clientSpan);
+      }
+      // No spans without tracing: every call of the request is a child of the one gateway hop.
+      expect(new Set(sent.map((t) => t.parentId)).size).toBe(1);
+      for (const request of stack.sandbox.requests) {
+        expect(request.headers.traceparent).toMatch(/-01$/);
+        expect(request.headers.tracestate).toBe('congo=t61rcWkgMzE,rojo=00f067aa0ba902b7');
+      }
+    });
+
+    it('starts a new trace, without the tracestate, when the client traceparent is invalid', async () => {
+      await stack.gql(`{ check(id: "${SAMPLE.laTerrazza.openCheckId}") { id } }`, undefined, {
+        ...LA_TERRAZZA,
+        traceparent: `00-${clientTrace.toUpperCase()}-${clientSpan}-01`,
+        tracestate: 'congo=t61rcWkgMzE',
+      });
+      const [request] = stack.sandbox.requests;
+      const { traceId, parentId } = traceparentOf(request!.headers.traceparent);
+      expect(traceId).not.toBe(clientTrace);
+      expect(parentId).not.toBe(clientSpan);
+      expect(request!.headers.traceparent).toMatch(/-00$/);
+      expect(request!.headers.tracestate).toBeUndefined();
+    });
+
+    it("never gives one request's upstream calls another concurrent request's trace", async () => {
+      // Twenty requests at once, each with a trace of its own; each makes two upstream calls, one after the other.
+      const requests = Array.from({ length: 20 }, (_, i) => ({ requestId: `trace-${i}`, traceId: `${i.toString(16).padStart(2, '0')}${clientTrace.slice(2)}` }));
+      const results = await Promise.all(
+        requests.map(({ requestId, traceId }) =>
+          stack.gql(booking, { id: SAMPLE.laTerrazza.reservationWithCheckId }, { ...LA_TERRAZZA, 'x-request-id': requestId, traceparent: `00-${traceId}-${clientSpan}-01` }),
+        ),
+      );
+      for (const res of results) expect(res.body.errors).toBeUndefined();
+      expect(stack.sandbox.requests).toHaveLength(2 * requests.length);
+      const hops = new Map<string, Set<string>>();
+      for (const upstream of stack.sandbox.requests) {
+        const requestId = String(upstream.headers['x-request-id']);
+        const expected = requests.find((r) => r.requestId === requestId)!;
+        const { traceId, parentId } = traceparentOf(upstream.headers.traceparent);
+        expect({ requestId, traceId }).toEqual({ requestId, traceId: expected.traceId });
+        hops.set(requestId, (hops.get(requestId) ?? new Set()).add(parentId));
+      }
+      // One gateway hop per request, and a different one for each request.
+      expect([...hops.values()].map((ids) => ids.size)).toEqual(requests.map(() => 1));
+      expect(new Set([...hops.values()].flatMap((ids) => [...ids])).size).toBe(requests.length);
     });
   });
 
@@ -97,6 +161,11 @@ describe('tracing', () => {
       const upstream = traceparentOf(stack.sandbox.requests[0]!.headers.traceparent);
       expect(upstream.traceId).toBe(clientTrace);
       expect(upstream.parentId).not.toBe(clientSpan);
+    });
+
+    it('leaves the trace context to the spans: a request adds none of its own to the scope headers', () => {
+      const client: Record<string, string> = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'congo=t61rcWkgMzE' };
+      expect(requestTraceHeaders((name) => client[name])).toEqual({});
     });
 
     it('marks a failed upstream call as an error with its status', async () => {
