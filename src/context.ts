@@ -6,6 +6,7 @@ import { ServiceCredentials } from './credentials';
 import { checkById } from './loaders/checkById';
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './observability/metrics';
+import { requestTraceHeaders } from './observability/tracing';
 import type { CallScope, UpstreamCallRecord, UpstreamHttp } from './upstreams/http';
 import { PosClient } from './upstreams/pos/PosClient';
 import type { CheckDto } from './upstreams/pos/dto';
@@ -53,7 +54,8 @@ export function createContext(deps: ContextDeps, request: { header: (lowerName: 
   const signal = AbortSignal.timeout(deps.config.requestTimeoutMs);
   // Every upstream call of the request listens on this one signal (a day's list makes 31): no leak to warn of.
   setMaxListeners(0, signal);
-  const gatewayHeaders = { 'x-request-id': request.requestId };
+  // W3C trace context: one per request when tracing is off; when on, each call's span is injected by the transport.
+  const gatewayHeaders = { 'x-request-id': request.requestId, ...requestTraceHeaders(request.header) };
   const scope: CallScope = {
     headers: () => gatewayHeaders,
     record: (r) => upstreamCalls.push(r),

