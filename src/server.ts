@@ -16,7 +16,7 @@ import { tracingPlugin } from './http/tracingPlugin';
 import { upstreamCallLimitPlugin } from './limits/upstreamCallLimit';
 import type { Logger } from './logger';
 import { GatewayMetrics } from './observability/metrics';
-import { inRequestScope } from './observability/requestScope';
+import { withOperationSpan } from './observability/tracing';
 import { combineHooks, observabilityHooks } from './observability/upstreamHooks';
 import { buildExecutableSchema, jitExecution } from './execution/jitExecution';
 import { resolvers } from './resolvers';
@@ -140,40 +140,58 @@ export function createGateway(deps: GatewayDeps): Gateway {
     sendJson(res, 404, { error: 'Not found' });
   }
 
+  /**
+   * A request refused before Apollo's plugins see it (wrong method, body too large or not JSON, batch too large, or
+   * Apollo's own CSRF and HTTP checks): it still gets its log line and its count, as every GraphQL request does.
+   */
+  function logRefusal(requestId: string, started: number, status: number, errorCodes: string[]): void {
+    const seconds = (performance.now() - started) / 1000;
+    logger.info({ requestId, operationName: null, durationMs: Math.round(seconds * 10_000) / 10, outcome: 'error', errorCodes, httpStatus: status, upstreamCalls: [] }, 'graphql request');
+    metrics.observeOperation(null, 'error', seconds);
+  }
+
+  function refuse(res: ServerResponse, requestId: string, started: number, status: number, message: string): void {
+    sendJson(res, status, { errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
+    logRefusal(requestId, started, status, ['BAD_REQUEST']);
+  }
+
   async function graphql(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const started = performance.now();
     const requestId = requestIdFrom(header(req, 'x-request-id'));
     res.setHeader('x-request-id', requestId);
     if (req.method !== 'GET' && req.method !== 'POST') {
       res.setHeader('allow', 'GET, POST');
-      return sendJson(res, 405, { errors: [{ message: 'Use GET or POST', extensions: { code: 'METHOD_NOT_ALLOWED' } }] });
+      return refuse(res, requestId, started, 405, 'Use GET or POST');
     }
     let body: unknown;
     try {
       body = await parseBody(req, limits.maxBodyBytes);
     } catch (err) {
-      if (err instanceof BodyTooLargeError) {
-        return sendJson(res, 413, { errors: [{ message: err.message, extensions: { code: 'PAYLOAD_TOO_LARGE' } }] });
-      }
-      if (err instanceof SyntaxError) {
-        return sendJson(res, 400, { errors: [{ message: 'The request body is not valid JSON', extensions: { code: 'BAD_REQUEST' } }] });
-      }
+      if (err instanceof BodyTooLargeError) return refuse(res, requestId, started, 413, err.message);
+      if (err instanceof SyntaxError) return refuse(res, requestId, started, 400, 'The request body is not valid JSON');
       throw err;
     }
     if (Array.isArray(body) && body.length > Math.max(limits.maxBatchSize, 1)) {
       const message = limits.maxBatchSize > 0 ? `A batch may hold at most ${limits.maxBatchSize} operations` : 'Batched requests are not accepted';
-      return sendJson(res, 400, { errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
+      return refuse(res, requestId, started, 400, message);
     }
     const headers = new HeaderMap();
     for (const [key, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
     }
     const httpGraphQLRequest: HTTPGraphQLRequest = { method: req.method, headers, search: url.search, body };
-    const result = await inRequestScope({ requestId, method: req.method, headers: req.headers }, () =>
+    // Apollo builds the context only for a request that passed its HTTP checks; the plugins log and count those.
+    let reachedPlugins = false;
+    const result = await withOperationSpan({ method: req.method, headers: req.headers }, () =>
       apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest,
-        context: async () => createContext({ config, logger, upstreams, metrics }, { header: (name) => header(req, name), requestId }),
+        context: async () => {
+          reachedPlugins = true;
+          return createContext({ config, logger, upstreams, metrics }, { header: (name) => header(req, name), requestId });
+        },
       }),
     );
+    if (!reachedPlugins && result.body.kind === 'complete') logRefusal(requestId, started, result.status ?? 200, errorCodesOf(result.body.string));
     res.statusCode = result.status ?? 200;
     for (const [key, value] of result.headers) res.setHeader(key, value);
     if (result.body.kind === 'complete') {
@@ -222,6 +240,16 @@ async function parseBody(req: IncomingMessage, limit: number): Promise<unknown> 
   const type = req.headers['content-type'] ?? '';
   if (!/^application\/(graphql-response\+)?json/i.test(type)) return text;
   return text === '' ? undefined : (JSON.parse(text) as unknown);
+}
+
+/** The distinct `extensions.code`s of an error body Apollo wrote itself (small: a refusal, not a result). */
+function errorCodesOf(text: string): string[] {
+  try {
+    const body = JSON.parse(text) as { errors?: Array<{ extensions?: { code?: unknown } }> };
+    return [...new Set((body.errors ?? []).map((e) => e.extensions?.code).filter((c): c is string => typeof c === 'string'))];
+  } catch {
+    return [];
+  }
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

@@ -15,6 +15,8 @@ export function operationOutcome({ response, errors }: Pick<GraphQLRequestContex
     const code = e.extensions?.code;
     if (typeof code === 'string') codes.add(code);
   }
-  const outcome = reported.length === 0 ? 'success' : body?.data ? 'partial' : 'error';
+  // Partial only when some root field has data: `{ check: null }` with its error is a failed operation.
+  const hasData = body?.data != null && Object.values(body.data).some((value) => value !== null);
+  const outcome = reported.length === 0 ? 'success' : hasData ? 'partial' : 'error';
   return { outcome, errorCodes: [...codes] };
 }

@@ -25,7 +25,8 @@ export async function opsRoutes(req: IncomingMessage, res: ServerResponse, pathn
     res.end(text);
   } else if (pathname === '/graphql' && lifecycle.state === 'starting') {
     res.setHeader('retry-after', '1');
-    sendJson(res, 503, { errors: [{ message: 'The gateway is starting', extensions: { code: 'SERVICE_UNAVAILABLE' } }] });
+    // INTERNAL_SERVER_ERROR: the contract's codes have none for "not yet"; the 503 is what tells a client to retry.
+    sendJson(res, 503, { errors: [{ message: 'The gateway is starting; try again shortly', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
   } else {
     return false;
   }

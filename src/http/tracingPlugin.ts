@@ -9,7 +9,7 @@ const ATTR_GRAPHQL_OPERATION_TYPE = 'graphql.operation.type';
 
 /**
  * Names the request's span after its operation (`query Day`) and records how it ended. The span itself is started
- * around the whole request by `inRequestScope`, so that the resolvers' upstream calls become its children; this
+ * around the whole request by `withOperationSpan` (server.ts), so that the resolvers' upstream calls become its children; this
  * plugin only learns what the span is about. Without tracing there is no recording span and the plugin does nothing.
  */
 export function tracingPlugin(): ApolloServerPlugin<GatewayContext> {

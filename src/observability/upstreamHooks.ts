@@ -2,7 +2,6 @@ import type { ServiceName } from '../errors';
 import type { Logger } from '../logger';
 import type { UpstreamCallRecord } from '../upstreams/http';
 import type { CircuitStateName, GatewayMetrics } from './metrics';
-import { currentRequestId } from './requestScope';
 
 /** What the transports tell the gateway's metrics and log (the shape of the transport's listener options). */
 export interface ObservabilityHooks {
@@ -31,7 +30,7 @@ function logUpstreamFailure(logger: Logger, record: UpstreamCallRecord): void {
   const error = record.error!;
   const clientSide = error.failure === 'status' && error.status !== undefined && error.status < 500;
   const fields = {
-    requestId: currentRequestId(),
+    requestId: record.requestId,
     upstream: record.service,
     method: record.method,
     route: record.route,

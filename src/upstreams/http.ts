@@ -54,6 +54,8 @@ export interface UpstreamCallRecord {
   status?: number;
   durationMs: number;
   error?: UpstreamError;
+  /** The GraphQL request that made the call (its `x-request-id`), for the failure log line. */
+  requestId?: string;
 }
 
 /** What a per-request client adds to every call: the gateway's own headers, the record sink, the deadline. */
@@ -162,7 +164,7 @@ export class UpstreamHttp {
   }
 
   private recordOf(req: UpstreamRequest<unknown>, started: number, status: number | undefined): UpstreamCallRecord {
-    return { service: this.service, method: req.method, route: req.route, status, durationMs: performance.now() - started };
+    return { service: this.service, method: req.method, route: req.route, status, durationMs: performance.now() - started, requestId: req.headers['x-request-id'] };
   }
 
   private async send(req: UpstreamRequest<unknown>): Promise<Answer> {

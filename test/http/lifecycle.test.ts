@@ -55,7 +55,7 @@ describe('the gateway lifecycle', () => {
     expect({ status: readyz.status, body: await readyz.json() }).toEqual({ status: 503, body: { status: 'starting' } });
     const early = await checkQuery(url);
     expect(early.status).toBe(503);
-    expect(await early.json()).toMatchObject({ errors: [{ extensions: { code: 'SERVICE_UNAVAILABLE' } }] });
+    expect(await early.json()).toMatchObject({ errors: [{ extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
     expect(sandbox.requests).toHaveLength(0);
 
     await gateway.start();

@@ -14,6 +14,24 @@ describe('the logs', () => {
   afterAll(() => stack.close());
 
   describe('one line per GraphQL request', () => {
+    it.each<[string, RequestInit, number]>([
+      ['a body that is not JSON', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":' }, 400],
+      ['a method other than GET and POST', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' }, 405],
+      ['a cross-site GET (CSRF prevention)', { method: 'GET' }, 400],
+    ])('logs and counts a request refused before execution: %s', async (_what, init, status) => {
+      const requestId = `log-refused-${status}-${init.method}`;
+      const res = await fetch(`${stack.url}/graphql?query=${encodeURIComponent('{ employees { nodes { id } } }')}`, {
+        ...init,
+        headers: { ...(init.headers as Record<string, string>), 'x-request-id': requestId },
+      });
+      expect(res.status).toBe(status);
+      const lines = linesOf(stack, 'graphql request', requestId);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({ operationName: null, outcome: 'error', httpStatus: status, errorCodes: ['BAD_REQUEST'], upstreamCalls: [] });
+      const metrics = await (await fetch(`${stack.url}/metrics`)).text();
+      expect(metrics).toMatch(/tablegraph_graphql_requests_total\{operation="anonymous",outcome="error"\} [1-9]/);
+    });
+
     it('carries the request id, operation, duration, outcome, error codes and each upstream call', async () => {
       await stack.gql(
         `query Mixed($open: ID!, $unknown: ID!) { a: check(id: $open) { id } b: check(id: $unknown) { id } }`,

@@ -40,7 +40,7 @@ describe('GET /metrics', () => {
 
   it('counts GraphQL requests by operation and outcome, and times them', () => {
     expect(sample(text, 'tablegraph_graphql_requests_total{operation="Day",outcome="success"}')).toBe(1);
-    expect(sample(text, 'tablegraph_graphql_requests_total{operation="Missing",outcome="partial"}')).toBe(1);
+    expect(sample(text, 'tablegraph_graphql_requests_total{operation="Missing",outcome="error"}')).toBe(1);
     expect(sample(text, 'tablegraph_graphql_requests_total{operation="anonymous",outcome="error"}')).toBe(1);
     expect(sample(text, 'tablegraph_graphql_request_duration_seconds_count{operation="Day"}')).toBe(1);
     expect(sample(text, 'tablegraph_graphql_request_duration_seconds_bucket{le="+Inf",operation="Day"}')).toBe(1);

@@ -173,7 +173,7 @@ describe('tracing', () => {
       const call = upstreamSpans()[0]!;
       expect(call.status.code).toBe(SpanStatusCode.ERROR);
       expect(call.attributes).toMatchObject({ 'http.response.status_code': 404, 'error.type': '404' });
-      expect(operationSpans()[0]!.attributes).toMatchObject({ 'tablegraph.outcome': 'partial', 'tablegraph.error_codes': ['NOT_FOUND'] });
+      expect(operationSpans()[0]!.attributes).toMatchObject({ 'tablegraph.outcome': 'error', 'tablegraph.error_codes': ['NOT_FOUND'] });
     });
 
     it("writes the trace id into the request's log lines", async () => {
