@@ -88,8 +88,15 @@ async function main(): Promise<void> {
   }
 }
 
+/** The gateway as production runs it; BENCH_GATEWAY_NODE_OPTIONS passes V8 or Node flags to it (experiments). */
 function gatewayEnv(pair: UpstreamPair): Record<string, string> {
-  return { NODE_ENV: 'production', RESERVATION_BASE_URL: pair.reservationUrl, POS_BASE_URL: pair.posUrl, SHUTDOWN_DELAY_MS: '0' };
+  const env: Record<string, string> = { NODE_ENV: 'production', RESERVATION_BASE_URL: pair.reservationUrl, POS_BASE_URL: pair.posUrl, SHUTDOWN_DELAY_MS: '0' };
+  if (process.env.BENCH_GATEWAY_NODE_OPTIONS) env.NODE_OPTIONS = process.env.BENCH_GATEWAY_NODE_OPTIONS;
+  return env;
+}
+
+function baselineEnv(pair: UpstreamPair): Record<string, string> {
+  return { RESERVATION_BASE_URL: pair.reservationUrl, POS_BASE_URL: pair.posUrl };
 }
 
 /** Start-to-ready of each side, interleaved, medians. */
@@ -98,7 +105,7 @@ async function measureStarts(pair: UpstreamPair): Promise<{ gatewayMs: number; b
   const baseline: number[] = [];
   for (let i = 0; i < settings.starts; i++) {
     for (const name of i % 2 === 0 ? (['gateway', 'baseline'] as const) : (['baseline', 'gateway'] as const)) {
-      const target = await startTarget(name, ENTRIES[name], gatewayEnv(pair));
+      const target = await startTarget(name, ENTRIES[name], name === 'gateway' ? gatewayEnv(pair) : baselineEnv(pair));
       (name === 'gateway' ? gateway : baseline).push(target.readyMs);
       await stopProcess(target.process);
     }
@@ -110,7 +117,7 @@ async function measureStarts(pair: UpstreamPair): Promise<{ gatewayMs: number; b
 
 async function runScenario(scenario: (typeof SCENARIOS)[number], request: ScenarioRequest, pair: UpstreamPair, control: Pool): Promise<ScenarioResult> {
   log(`\n${scenario.name}: ${scenario.title}`);
-  const targets = [await startTarget('gateway', ENTRIES.gateway, gatewayEnv(pair)), await startTarget('baseline', ENTRIES.baseline, gatewayEnv(pair))];
+  const targets = [await startTarget('gateway', ENTRIES.gateway, gatewayEnv(pair)), await startTarget('baseline', ENTRIES.baseline, baselineEnv(pair))];
   try {
     const [gateway, baseline] = targets as [Target, Target];
     const expected = { gateway: await answer(gateway, request), baseline: await answer(baseline, request) };
