@@ -78,9 +78,10 @@ async function main(): Promise<void> {
       const pair = scenario.slow ? upstreams.addresses.slow : upstreams.addresses.fast;
       results.push(await runScenario(scenario, scenarioRequest(scenario.name, state), pair, control));
     }
-    report(results, ready);
+    const floor = await measureFloor(upstreams.addresses.fast);
+    report(results, ready, floor);
     const out = join(__dirname, 'results.json');
-    writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), machine: machine(), settings, ready, results }, null, 2));
+    writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), machine: machine(), settings, ready, floor, results }, null, 2));
     log(`\nfull results: ${out}`);
   } finally {
     await control.close();
@@ -127,11 +128,12 @@ async function runScenario(scenario: (typeof SCENARIOS)[number], request: Scenar
     log(`  same JSON from both (${expected.gateway.length} bytes)`);
 
     const sides = new Map<Target['name'], Side>();
+    // Warm first (V8 optimises the hot code, pools open their connections), then the unloaded latency.
     for (const target of targets) {
-      const probe = await sequential(target, request, control);
-      sides.set(target.name, { rounds: [], rps: 0, p50: 0, p99: 0, peakRssMiB: undefined, callsPerQueryUnderLoad: 0, ...probe });
       await load(target, request, settings.warmupS, expected[target.name]);
       await settledCalls(control);
+      const probe = await sequential(target, request, control);
+      sides.set(target.name, { rounds: [], rps: 0, p50: 0, p99: 0, peakRssMiB: undefined, callsPerQueryUnderLoad: 0, ...probe });
     }
     const callsUnderLoad = { gateway: [] as number[], baseline: [] as number[] };
     for (let round = 0; round < settings.rounds; round++) {
@@ -156,6 +158,29 @@ async function runScenario(scenario: (typeof SCENARIOS)[number], request: Scenar
     return { name: scenario.name, title: scenario.title, gateway: sides.get('gateway')!, baseline: sides.get('baseline')! };
   } finally {
     await Promise.all(targets.map((t) => stopProcess(t.process)));
+  }
+}
+
+/**
+ * The gateway's fixed cost per request: `{ __typename }`, which reaches no upstream and resolves no field, under the
+ * same load. Its req/s bounds what any scenario can reach, whatever execution and the upstream calls cost.
+ */
+async function measureFloor(pair: UpstreamPair): Promise<{ rps: number; p50: number }> {
+  log('\nS0: { __typename }, the gateway alone (no upstream call, no field)');
+  const gateway = await startTarget('gateway', ENTRIES.gateway, gatewayEnv(pair));
+  try {
+    const request: ScenarioRequest = { method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) };
+    const expected = await answer(gateway, request);
+    await load(gateway, request, settings.warmupS, expected);
+    const rounds: Load[] = [];
+    for (let round = 0; round < settings.rounds; round++) {
+      const result = await load(gateway, request, settings.durationS, expected);
+      rounds.push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 });
+      log(`  round ${round + 1}/${settings.rounds} gateway  ${fmt(result.requests.average, 0).padStart(7)} req/s  p50 ${result.latency.p50} ms`);
+    }
+    return { rps: median(rounds.map((r) => r.rps)), p50: median(rounds.map((r) => r.p50)) };
+  } finally {
+    await stopProcess(gateway.process);
   }
 }
 
@@ -225,7 +250,7 @@ async function readCalls(control: Pool): Promise<CallCounts> {
   return (await (await control.request({ method: 'GET', path: CONTROL_PATH })).body.json()) as CallCounts;
 }
 
-function report(results: ScenarioResult[], ready: { gatewayMs: number; baselineMs: number }): void {
+function report(results: ScenarioResult[], ready: { gatewayMs: number; baselineMs: number }, floor: { rps: number; p50: number }): void {
   const rows: string[][] = [['scenario', 'side', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'calls/query', 'unloaded p50 ms', 'gateway/baseline']];
   for (const r of results) {
     for (const name of ['gateway', 'baseline'] as const) {
@@ -247,6 +272,8 @@ function report(results: ScenarioResult[], ready: { gatewayMs: number; baselineM
   log('');
   for (const row of rows) log(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  '));
 
+  const s1base = results.find((r) => r.name === 'S1')?.baseline.rps;
+  log(`\nS0 { __typename }: gateway ${fmt(floor.rps, 0)} req/s, p50 ${fmt(floor.p50, 1)} ms${s1base ? ` (${fmt(floor.rps / s1base, 2)}× the baseline's S1)` : ''}`);
   if (results.length < SCENARIOS.length) return;
   const by = (name: ScenarioName) => results.find((r) => r.name === name)!;
   const s1 = by('S1');
