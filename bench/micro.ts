@@ -1,0 +1,67 @@
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import { execute, parse } from 'graphql';
+import { compileQuery, isCompiledQuery } from 'graphql-jit';
+import pino from 'pino';
+import { Writable } from 'node:stream';
+import { buildExecutableSchema } from '../src/execution/jitExecution';
+import { REDACT_PATHS } from '../src/logger';
+import { resolvers, snakeCaseFieldResolver } from '../src/resolvers';
+import { createSampleState, SAMPLE } from '../src/sandbox';
+import { loadTypeDefs } from '../src/schema';
+import { Check } from '../src/upstreams/pos/dto';
+import { OPERATIONS } from './operations';
+import { benchNow } from './scenarios';
+
+/**
+ * `npm run bench:micro`: the pieces of one request that the optimisations in docs/performance.md changed, each timed
+ * alone in this process (warm, medians of 5 batches): execution of S1's full Check by graphql-js and by graphql-jit,
+ * the check's JSON parse and zod check, and one request log line with the old wildcard redaction and the current one.
+ */
+const BATCH = 5000;
+
+async function time(label: string, fn: () => unknown): Promise<void> {
+  for (let i = 0; i < BATCH; i++) await fn();
+  const batches: number[] = [];
+  for (let b = 0; b < 5; b++) {
+    const started = performance.now();
+    for (let i = 0; i < BATCH; i++) await fn();
+    batches.push(((performance.now() - started) / BATCH) * 1000);
+  }
+  batches.sort((a, c) => a - c);
+  process.stdout.write(`${label.padEnd(58)} ${batches[2]!.toFixed(1).padStart(7)} µs\n`);
+}
+
+async function main(): Promise<void> {
+  const state = createSampleState({ now: benchNow() });
+  const raw = JSON.stringify(state.tenants.laTerrazza.checks.get(SAMPLE.laTerrazza.openCheckId));
+  const check = Check.parse(JSON.parse(raw));
+  const context = { config: { posTimestampUnit: 's' }, loaders: { checkById: { load: async () => check } } };
+  const variables = { id: SAMPLE.laTerrazza.openCheckId };
+  const document = parse(OPERATIONS.S1.query);
+
+  const interpreted = makeExecutableSchema({ typeDefs: loadTypeDefs(), resolvers: resolvers as Parameters<typeof makeExecutableSchema>[0]['resolvers'] });
+  const compiled = compileQuery(buildExecutableSchema(loadTypeDefs(), resolvers), document, OPERATIONS.S1.operationName);
+  if (!isCompiledQuery(compiled)) throw new Error('S1 does not compile');
+  const a = JSON.stringify(await execute({ schema: interpreted, document, contextValue: context, variableValues: variables, fieldResolver: snakeCaseFieldResolver }));
+  const b = JSON.stringify(await compiled.query(undefined, context, variables));
+  if (a !== b) throw new Error('graphql-js and graphql-jit answer S1 differently');
+
+  process.stdout.write(`S1's check: ${raw.length} bytes upstream, ${a.length} bytes answered\n`);
+  await time('execute S1, graphql-js', () => execute({ schema: interpreted, document, contextValue: context, variableValues: variables, fieldResolver: snakeCaseFieldResolver }));
+  await time('execute S1, graphql-jit (compiled once)', () => compiled.query(undefined, context, variables));
+  await time('JSON.parse of the check', () => JSON.parse(raw));
+  await time('JSON.parse + zod Check.parse', () => Check.parse(JSON.parse(raw)));
+
+  const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const line = { operationName: 'BenchCheck', durationMs: 3.2, outcome: 'success', errorCodes: [], upstreamCalls: [{ service: 'pos', method: 'GET', route: '/checks/:id', status: 200, durationMs: 1.2 }] };
+  const wildcard = [...new Set(REDACT_PATHS.map((p) => p.replace(/^.*headers\[/, '*.headers[')))];
+  const old = pino({ redact: { paths: [...wildcard, ...wildcard.map((p) => p.slice(2))], censor: '[redacted]' } }, sink);
+  const current = pino({ redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink);
+  await time('log line, redaction by *.headers wildcard paths', () => old.info(line, 'graphql request'));
+  await time('log line, redaction by spelled-out paths (current)', () => current.info(line, 'graphql request'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench:micro failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
