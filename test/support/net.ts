@@ -1,13 +1,2 @@
-import { createServer } from 'node:net';
-
-/** A loopback port that was free a moment ago (for processes that cannot be told to use port 0). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** A loopback port that was free a moment ago (for processes that cannot be told to use port 0); the benchmark's. */
+export { freePort } from '../../bench/processes';
