@@ -125,6 +125,7 @@ export class UpstreamHttp {
       headersTimeout: options.headersTimeoutMs,
       bodyTimeout: options.bodyTimeoutMs,
       keepAliveTimeout: 10_000,
+      maxResponseSize: options.maxResponseBytes,
     });
   }
 
@@ -187,7 +188,9 @@ export class UpstreamHttp {
       await res.body.dump({ limit: this.options.maxResponseBytes, ...(req.signal ? { signal: req.signal } : {}) });
       return { status: res.statusCode, headers: res.headers, text: '' };
     }
-    return { status: res.statusCode, headers: res.headers, text: await readCapped(res.body, this.options.maxResponseBytes) };
+    // The pool's maxResponseSize cuts a body past the cap (UND_ERR_RES_EXCEEDED_MAX_SIZE); undici's own text()
+    // reads the rest far faster than iterating the stream chunk by chunk.
+    return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
   }
 
   private interpret<T>(req: UpstreamRequest<T>, { status, headers, text }: Answer): T | undefined {
@@ -240,7 +243,7 @@ export class UpstreamHttp {
     if (code !== undefined && UNAVAILABLE_CODES.has(code)) {
       return new UpstreamError(this.service, 'unavailable', { detail: 'the connection failed', connectionFailed: true, cause: err });
     }
-    if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE' || err instanceof ResponseTooLargeError) {
+    if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
       return new UpstreamError(this.service, 'bad_response', { detail: 'the body is too large', cause: err });
     }
     return new UpstreamError(this.service, 'unavailable', { detail: 'the call failed', connectionFailed: true, cause: err });
@@ -296,22 +299,6 @@ export function retryAfterMs(header: string | string[] | undefined, now = Date.n
   return Math.max(0, Date.parse(text) - now);
 }
 
-class ResponseTooLargeError extends Error {}
-
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown }, maxBytes: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > maxBytes) {
-      const err = new ResponseTooLargeError('response body too large');
-      body.destroy(err);
-      throw err;
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
-}
 
 function errorCode(err: unknown): string | undefined {
   if (typeof err !== 'object' || err === null) return undefined;
