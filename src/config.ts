@@ -57,6 +57,9 @@ export const ConfigSchema = z.object({
   MAX_DIRECTIVES: int(20),
   MAX_UPSTREAM_CALLS: int(150, 1),
   INTROSPECTION: bool(false),
+  JIT_MIN_USES: int(3, 1),
+  JIT_MAX_DOCUMENTS: int(50),
+  DOCUMENT_CACHE_MAX_BYTES: int(8 * 1024 * 1024, 1024),
   APQ_CACHE_MAX_BYTES: int(10 * 1024 * 1024, 1024),
   APQ_TTL_SECONDS: int(86_400, 1),
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
@@ -85,6 +88,11 @@ export type Config = Readonly<{
   requestTimeoutMs: number;
   limits: QueryLimits;
   introspection: boolean;
+  /**
+   * Which documents graphql-jit compiles (src/execution/jitExecution.ts; 0 documents keeps all on graphql-js), and
+   * the budget of Apollo's cache of parsed and validated documents.
+   */
+  execution: Readonly<{ minUses: number; maxCompiledDocuments: number; documentCacheMaxBytes: number }>;
   persistedQueries: Readonly<{ maxBytes: number; ttlSeconds: number; redisUrl?: string }>;
 }>;
 
@@ -174,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxUpstreamCalls: e.MAX_UPSTREAM_CALLS,
     },
     introspection: e.INTROSPECTION || e.NODE_ENV !== 'production',
+    execution: { minUses: e.JIT_MIN_USES, maxCompiledDocuments: e.JIT_MAX_DOCUMENTS, documentCacheMaxBytes: e.DOCUMENT_CACHE_MAX_BYTES },
     persistedQueries: { maxBytes: e.APQ_CACHE_MAX_BYTES, ttlSeconds: e.APQ_TTL_SECONDS, redisUrl: e.REDIS_URL },
   });
 }

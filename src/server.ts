@@ -3,6 +3,8 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDi
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
+import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
+import type { DocumentNode } from 'graphql';
 import { createPersistedQueryCache } from './apq/cache';
 import type { Config, UpstreamConfig } from './config';
 import { createContext, requestIdFrom, type GatewayContext, type Upstreams } from './context';
@@ -97,8 +99,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
     blockFieldSuggestion: { enabled: production },
   }).protect();
   const persistedQueries = createPersistedQueryCache({ ...config.persistedQueries, logger });
+  const execution = jitExecution(buildExecutableSchema(loadTypeDefs(), resolvers), config.execution);
   const apollo = new ApolloServer<GatewayContext>({
-    gateway: jitExecution(buildExecutableSchema(loadTypeDefs(), resolvers)),
+    gateway: execution,
+    // Parsed and validated documents, by query text. Apollo's default budget (30 MiB by its estimate) lets ~100 MB of
+    // syntax trees pile up when clients send ever-new documents; a miss only costs a parse and a validation.
+    documentStore: new InMemoryLRUCache<DocumentNode>({ maxSize: config.execution.documentCacheMaxBytes, sizeCalculation: InMemoryLRUCache.sizeCalculation }),
     // The process's signals are main.ts's business: Apollo's own handler would stop it in the middle of the drain.
     stopOnTerminationSignals: false,
     logger,

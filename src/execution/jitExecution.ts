@@ -1,15 +1,31 @@
-import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
+import type { GatewayExecutor, GatewayGraphQLRequestContext, GatewayInterface } from '@apollo/server-gateway-interface';
 import { makeExecutableSchema } from '@graphql-tools/schema';
-import { GraphQLError, getVariableValues, isObjectType, printSchema, type DocumentNode, type ExecutionResult, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
+import {
+  GraphQLError,
+  execute,
+  getVariableValues,
+  isObjectType,
+  printSchema,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLFieldResolver,
+  type GraphQLSchema,
+} from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Resolvers } from '../generated/graphql';
-import { snakeCase } from '../resolvers/defaultFieldResolver';
+import { snakeCase } from '../resolvers/snakeCase';
 
 /**
- * Execution compiled by graphql-jit instead of graphql-js's interpreter: each operation is compiled once into a
- * function (cached per parsed document, which Apollo's document store already keeps per query text) and runs
- * without graphql-js's per-field bookkeeping. Apollo Server still parses, validates (our limits included), runs
- * the plugins and formats errors; only `execute` is swapped, through Apollo's gateway executor hook.
+ * Execution of the documents clients send again and again compiled by graphql-jit, everything else by graphql-js.
+ * Apollo Server still parses, validates (our limits included), runs the plugins and formats errors; only `execute`
+ * is swapped, through Apollo's gateway executor hook.
+ *
+ * Why not compile everything: compiling costs ~3 ms for a full Check, and V8 keeps the generated code of every
+ * compiled document in its compilation cache long after the document is gone (~300 KB each for a full Check), so a
+ * client sending ever new literal documents would exhaust memory. A document is compiled only once it has run
+ * `minUses` times, and at most `maxCompiledDocuments` are ever compiled in a process; the rest run on graphql-js.
+ * Mutations always run on graphql-js: it stops at a failed root field, as the GraphQL spec's serial execution
+ * requires (graphql-jit goes on with the next mutation, which would book what the client never learns about).
  */
 
 /**
@@ -37,42 +53,67 @@ function snakeKeyResolver(name: string, key: string): GraphQLFieldResolver<Recor
   };
 }
 
-/**
- * graphql-jit's errors are GraphQLErrors by prototype only: without `extensions` Apollo's error formatting fails on
- * them. Rebuilt as graphql-js makes them, with the same message, path, locations and original error.
- */
-function asGraphQLError(error: GraphQLError): GraphQLError {
-  const rebuilt = new GraphQLError(error.message, { path: error.path, originalError: error.originalError ?? undefined, extensions: error.extensions ?? {} });
-  (rebuilt as { locations?: GraphQLError['locations'] }).locations = error.locations;
-  return rebuilt;
-}
-
 export interface JitExecutionOptions {
-  /** Compiled operations kept per document (operation names of one document). Default 16. */
-  maxOperationsPerDocument?: number;
+  /** Runs of a document on graphql-js before it is compiled; a one-off document is never compiled. Default 3. */
+  minUses?: number;
+  /** Documents compiled over the life of the process; later ones stay on graphql-js. Default 50. */
+  maxCompiledDocuments?: number;
 }
 
-/** The gateway hook of Apollo Server that serves `schema` and executes with graphql-jit. */
-export function jitExecution(schema: GraphQLSchema, options: JitExecutionOptions = {}): GatewayInterface {
-  const maxPerDocument = options.maxOperationsPerDocument ?? 16;
-  // Keyed by the document object: when Apollo's document store evicts it, its compiled code goes with it.
-  const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery>>();
+/** What the executor did, for tests and the benchmark: documents compiled, and executions by each engine. */
+export interface JitExecutionStats {
+  compiledDocuments: number;
+  compiledRuns: number;
+  interpretedRuns: number;
+}
 
-  const compiledFor = (document: DocumentNode, operationName: string | null): CompiledQuery | ExecutionResult => {
-    let byName = compiled.get(document);
+export interface JitExecution extends GatewayInterface {
+  stats(): JitExecutionStats;
+}
+
+/** The gateway hook of Apollo Server that serves `schema` and executes as described above. */
+export function jitExecution(schema: GraphQLSchema, options: JitExecutionOptions = {}): JitExecution {
+  const minUses = options.minUses ?? 3;
+  const maxCompiled = options.maxCompiledDocuments ?? 50;
+  // Keyed by the parsed document, which Apollo's document store keeps (one object per query text) while in use.
+  const uses = new WeakMap<DocumentNode, number>();
+  const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery>>();
+  const stats: JitExecutionStats = { compiledDocuments: 0, compiledRuns: 0, interpretedRuns: 0 };
+
+  /** The compiled operation when the document has earned it, else undefined (graphql-js runs it). */
+  const compiledFor = (request: GatewayGraphQLRequestContext): CompiledQuery | undefined => {
+    const { document, operationName } = request;
     const name = operationName ?? '';
+    let byName = compiled.get(document);
     const hit = byName?.get(name);
     if (hit) return hit;
+    const count = (uses.get(document) ?? 0) + 1;
+    uses.set(document, count);
+    if (count < minUses || stats.compiledDocuments >= maxCompiled) return undefined;
     const result = compileQuery(schema, document, operationName ?? undefined);
-    if (!isCompiledQuery(result)) return result; // errors, as graphql-js would answer them
-    if (!byName) compiled.set(document, (byName = new Map()));
-    if (byName.size < maxPerDocument) byName.set(name, result);
+    if (!isCompiledQuery(result)) return undefined; // graphql-js answers with its own errors
+    if (!byName) {
+      compiled.set(document, (byName = new Map()));
+      stats.compiledDocuments += 1;
+    }
+    byName.set(name, result);
     return result;
   };
 
+  const interpret = (request: GatewayGraphQLRequestContext): Promise<ExecutionResult> | ExecutionResult => {
+    stats.interpretedRuns += 1;
+    return execute({
+      schema,
+      document: request.document,
+      contextValue: request.context,
+      variableValues: request.request.variables,
+      operationName: request.operationName,
+    });
+  };
+
   const executor: GatewayExecutor = async (request) => {
-    const query = compiledFor(request.document, request.operationName);
-    if (!isCompiledQuery(query)) return query;
+    const query = request.operation.operation === 'mutation' ? undefined : compiledFor(request);
+    if (!query) return (await interpret(request)) as ExecutionResult<Record<string, unknown>>;
     // Variables are coerced by graphql-js first, so a bad one is refused with graphql-js's own errors: Apollo makes
     // those BAD_USER_INPUT and our formatting names the field from them (graphql-jit words and places them apart).
     const definitions = request.operation.variableDefinitions ?? [];
@@ -80,6 +121,7 @@ export function jitExecution(schema: GraphQLSchema, options: JitExecutionOptions
       const coerced = getVariableValues(schema, definitions, request.request.variables ?? {}, { maxErrors: 50 });
       if (coerced.errors) return { errors: coerced.errors };
     }
+    stats.compiledRuns += 1;
     const result = await query.query(undefined, request.context, request.request.variables ?? {});
     return (result.errors ? { ...result, errors: result.errors.map(asGraphQLError) } : result) as ExecutionResult<Record<string, unknown>>;
   };
@@ -91,5 +133,17 @@ export function jitExecution(schema: GraphQLSchema, options: JitExecutionOptions
     },
     load: async () => ({ executor }),
     stop: async () => undefined,
+    stats: () => ({ ...stats }),
   };
+}
+
+/**
+ * graphql-jit's errors are GraphQLErrors by prototype only: without `extensions` Apollo's error formatting fails on
+ * them. Rebuilt as graphql-js makes them, with the same message, path and locations, and the original error where
+ * graphql-jit kept one (a resolver's; not for a value a scalar refused, whose TypeError it words into the message).
+ */
+function asGraphQLError(error: GraphQLError): GraphQLError {
+  const rebuilt = new GraphQLError(error.message, { path: error.path, originalError: error.originalError ?? undefined, extensions: error.extensions ?? {} });
+  (rebuilt as { locations?: GraphQLError['locations'] }).locations = error.locations;
+  return rebuilt;
 }

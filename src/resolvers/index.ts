@@ -26,4 +26,3 @@ export const resolvers: Resolvers = {
   PaymentRequest,
 };
 
-export { snakeCaseFieldResolver } from './defaultFieldResolver';
