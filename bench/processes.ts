@@ -32,8 +32,11 @@ export async function startTarget(name: Target['name'], entry: string, env: Reco
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [];
   const child = spawn(process.execPath, [...profile, entry], {
     env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    // Standard output is a pipe the harness drains, as a log collector would: synchronous log writes cost what
+    // they cost in production (to /dev/null they would be nearly free).
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  child.stdout?.resume();
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const url = `http://127.0.0.1:${port}`;

@@ -28,6 +28,7 @@ describe('createLogger', () => {
     logger.info({ headers }, 'bare');
     logger.info({ upstream: { headers } }, 'nested');
     logger.info({ request: { headers: { 'Pos-Access-Token': 'secret-of-spelled', EMPLOYEE_TOKEN: 'secret-of-upper', 'set-cookie': 'secret-of-set' } } }, 'spelled');
+    logger.error({ err: { message: 'x', cause: { cause: { headers } }, originalError: { headers }, response: { headers } } }, 'nested errors');
     const text = JSON.stringify(lines);
     expect(text).not.toContain('secret-of-');
     expect(lines[0]!.req.headers['pos-access-token']).toBe('[redacted]');
