@@ -10,7 +10,7 @@ import { randomFillSync } from 'node:crypto';
 export interface Traceparent {
   /** 32 hex digits, not all zeros. */
   traceId: string;
-  /** 16 hex digits, not all zeros: the span (hop) that sent the header. */
+  /** 16 hex digits, not all zeros: the span that sent the header. */
   parentId: string;
   /** 2 hex digits; bit 0 is `sampled`. */
   flags: string;
@@ -80,7 +80,7 @@ export function randomTraceId(): string {
   return randomHexId(16);
 }
 
-/** A new random parent-id (span id): 16 lowercase hex digits, not all zeros. */
+/** A new random parent-id (span id) for a new trace: 16 lowercase hex digits, not all zeros. */
 export function randomParentId(): string {
   return randomHexId(8);
 }
@@ -110,20 +110,22 @@ export function capTracestate(value: string | undefined): string | undefined {
 /**
  * The trace context the gateway sends upstream for one GraphQL request when it records no spans itself.
  *
- * - A valid client `traceparent`: its trace-id and flags are kept and the parent-id is a new random one, the
- *   gateway's own hop; the client's `tracestate` goes along (capped by `capTracestate`).
+ * - A valid client `traceparent`: forwarded unchanged (same trace-id, parent-id and flags), with the client's
+ *   `tracestate` (capped by `capTracestate`). The gateway records no span, so a parent-id of its own would point the
+ *   upstream spans at a parent that exists nowhere and orphan them; W3C has a participant that records nothing pass
+ *   the context through as it came, so upstream spans hang off the client's span.
  * - None, or an invalid one: a new random trace-id and parent-id with flags `00` (not sampled, since the gateway
  *   records nothing of it); a `tracestate` without a valid `traceparent` is meaningless and is dropped.
  *
  * Computed once per request and shared by all its upstream calls: without spans there is nothing that would tell
- * one call from another, so they are all children of the one gateway hop.
+ * one call from another.
  */
 export function outgoingTraceContext(traceparent: string | undefined, tracestate: string | undefined): TraceHeaders {
-  const incoming = parseTraceparent(traceparent);
-  if (!incoming) return { traceparent: formatTraceparent({ traceId: randomTraceId(), parentId: randomParentId(), flags: '00' }) };
-  let parentId = randomParentId();
-  while (parentId === incoming.parentId) parentId = randomParentId(); // a hop of its own, even against odds of 2^-64
-  const outgoing: TraceHeaders = { traceparent: formatTraceparent({ traceId: incoming.traceId, parentId, flags: incoming.flags }) };
+  if (traceparent === undefined || !parseTraceparent(traceparent)) {
+    return { traceparent: formatTraceparent({ traceId: randomTraceId(), parentId: randomParentId(), flags: '00' }) };
+  }
+  // parseTraceparent accepts only the exact canonical form, so the header itself is what goes out.
+  const outgoing: TraceHeaders = { traceparent };
   const state = capTracestate(tracestate);
   if (state !== undefined) outgoing.tracestate = state;
   return outgoing;

@@ -131,8 +131,9 @@ export function injectTraceHeaders(headers: Record<string, string>): void {
  * The trace context headers a GraphQL request adds to each of its upstream calls, from the client's `traceparent` and
  * `tracestate`. When tracing is on, none: `injectTraceHeaders` sends each call's own span, so there is only ever one
  * `traceparent`. When it is off, one W3C context for the whole request (see `outgoingTraceContext`): the client's
- * trace continued with a gateway hop of its own, or a new unsampled trace. It costs a regex and a few random bytes
- * per request, not per call, and needs no SDK.
+ * `traceparent` and `tracestate` forwarded unchanged (the gateway records no span to stand between them), or a new
+ * unsampled trace. It costs a regex (and, for a new trace, a few random bytes) per request, not per call, and needs
+ * no SDK.
  */
 export function requestTraceHeaders(header: (lowerName: string) => string | undefined): TraceHeaders | Record<string, never> {
   return tracingOn ? {} : outgoingTraceContext(header('traceparent'), header('tracestate'));

@@ -107,30 +107,36 @@ describe('W3C trace context', () => {
   });
 
   describe('outgoingTraceContext', () => {
-    it("continues a valid client trace with the client's trace-id and flags and a new parent-id of the gateway's own", () => {
-      for (const flags of ['00', '01']) {
-        const out = outgoingTraceContext(`00-${TRACE_ID}-${PARENT_ID}-${flags}`, undefined);
-        const sent = fields(out.traceparent);
-        expect(sent.traceId).toBe(TRACE_ID);
-        expect(sent.flags).toBe(flags);
-        expect(sent.parentId).not.toBe(PARENT_ID);
-        expect(sent.parentId).not.toBe('0'.repeat(16));
-        expect(out).not.toHaveProperty('tracestate');
+    it('forwards a valid client traceparent unchanged: same trace-id, parent-id and flags', () => {
+      for (const flags of ['00', '01', '03']) {
+        const client = `00-${TRACE_ID}-${PARENT_ID}-${flags}`;
+        const out = outgoingTraceContext(client, undefined);
+        expect(out).toEqual({ traceparent: client });
+        expect(fields(out.traceparent)).toEqual({ traceId: TRACE_ID, parentId: PARENT_ID, flags });
       }
     });
 
-    it('makes a new parent-id each time', () => {
-      const a = fields(outgoingTraceContext(VALID, undefined).traceparent);
-      const b = fields(outgoingTraceContext(VALID, undefined).traceparent);
-      expect(a.parentId).not.toBe(b.parentId);
+    it('forwards the same client traceparent the same way each time, and each client its own', () => {
+      expect(outgoingTraceContext(VALID, undefined)).toEqual(outgoingTraceContext(VALID, undefined));
+      const other = `00-${'a'.repeat(32)}-${'b'.repeat(16)}-00`;
+      expect(outgoingTraceContext(other, undefined)).toEqual({ traceparent: other });
     });
 
     it("forwards the client's tracestate with a valid traceparent, capped", () => {
-      expect(outgoingTraceContext(VALID, 'congo=t61rcWkgMzE').tracestate).toBe('congo=t61rcWkgMzE');
+      expect(outgoingTraceContext(VALID, 'congo=t61rcWkgMzE,rojo=00f067aa0ba902b7')).toEqual({
+        traceparent: VALID,
+        tracestate: 'congo=t61rcWkgMzE,rojo=00f067aa0ba902b7',
+      });
       const long = Array.from({ length: 30 }, (_, i) => `k${String(i).padStart(2, '0')}=${'v'.repeat(36)}`).join(',');
       const forwarded = outgoingTraceContext(VALID, long).tracestate!;
       expect(forwarded.length).toBeLessThanOrEqual(TRACESTATE_MAX_CHARS);
       expect(long.startsWith(forwarded)).toBe(true);
+      expect(outgoingTraceContext(VALID, long).traceparent).toBe(VALID);
+    });
+
+    it('forwards the client traceparent without a tracestate when the tracestate is empty or invalid', () => {
+      expect(outgoingTraceContext(VALID, '')).toEqual({ traceparent: VALID });
+      expect(outgoingTraceContext(VALID, 'rojo=caf\u00e9')).toEqual({ traceparent: VALID });
     });
 
     it('starts a new unsampled trace without a client traceparent, and drops a lone tracestate', () => {
