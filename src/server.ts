@@ -118,7 +118,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     formatError: createFormatError(logger),
     plugins: [
       // No cache hints in this schema and no HTTP caching of answers carrying credentials; the default cache-control
-      // plugin would still wrap every field's resolver (a third of the execution time of a full check).
+      // plugin would still wrap every field's resolver (docs/performance.md).
       ApolloServerPluginCacheControlDisabled(),
       ...armor.plugins,
       upstreamCallLimitPlugin({ maxCalls: limits.maxUpstreamCalls }),

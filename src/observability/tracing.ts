@@ -124,7 +124,7 @@ export async function traceUpstreamCall<T extends { status: number }>(
  * is off, where the request's `requestTraceHeaders`, already among the headers, are what goes out.
  */
 export function injectTraceHeaders(headers: Record<string, string>): void {
-  propagation.inject(context.active(), headers);
+  if (tracingOn) propagation.inject(context.active(), headers);
 }
 
 /**

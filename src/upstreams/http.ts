@@ -299,7 +299,6 @@ export function retryAfterMs(header: string | string[] | undefined, now = Date.n
   return Math.max(0, Date.parse(text) - now);
 }
 
-
 function errorCode(err: unknown): string | undefined {
   if (typeof err !== 'object' || err === null) return undefined;
   const direct = (err as { code?: unknown }).code;
