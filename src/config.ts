@@ -93,7 +93,9 @@ export type Config = Readonly<{
    * the budget of Apollo's cache of parsed and validated documents.
    */
   execution: Readonly<{ minUses: number; maxCompiledDocuments: number; documentCacheMaxBytes: number }>;
-  persistedQueries: Readonly<{ maxBytes: number; ttlSeconds: number; redisUrl?: string }>;
+  persistedQueries: Readonly<{ maxBytes: number; ttlSeconds: number }>;
+  /** Shared state across replicas (persisted queries, idempotency records, rate budgets) goes here when set. */
+  redisUrl?: string;
 }>;
 
 export type QueryLimits = Readonly<{
@@ -183,7 +185,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     introspection: e.INTROSPECTION || e.NODE_ENV !== 'production',
     execution: { minUses: e.JIT_MIN_USES, maxCompiledDocuments: e.JIT_MAX_DOCUMENTS, documentCacheMaxBytes: e.DOCUMENT_CACHE_MAX_BYTES },
-    persistedQueries: { maxBytes: e.APQ_CACHE_MAX_BYTES, ttlSeconds: e.APQ_TTL_SECONDS, redisUrl: e.REDIS_URL },
+    persistedQueries: { maxBytes: e.APQ_CACHE_MAX_BYTES, ttlSeconds: e.APQ_TTL_SECONDS },
+    redisUrl: e.REDIS_URL,
   });
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ServiceName } from './errors';
 
 /**
@@ -47,4 +48,20 @@ export class ServiceCredentials {
   secrets(): string[] {
     return [...this.values.values()];
   }
+}
+
+/**
+ * A one-way name for the caller: SHA-256 (hex) over every credential header the request would send upstream,
+ * both services' together, in a fixed order. Policies kept per caller (idempotency records, budgets per venue)
+ * key on this, so one venue's state can never be reached with another venue's credentials, and the credentials
+ * themselves are never stored. A request without any credential hashes to the same value as every other such one.
+ */
+export function callerHash(get: (lowerName: string) => string | undefined): string {
+  const hash = createHash('sha256');
+  for (const name of ALL_CREDENTIAL_HEADERS) {
+    const value = get(name);
+    // Length-prefixed, so no two different sets of values can produce the same input.
+    hash.update(`${name.length}:${name}=${value === undefined ? '-' : `${value.length}:${value}`};`);
+  }
+  return hash.digest('hex');
 }

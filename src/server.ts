@@ -6,6 +6,7 @@ import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import type { DocumentNode } from 'graphql';
 import { createPersistedQueryCache } from './apq/cache';
+import { openRedisConnection } from './redis/connection';
 import type { Config, UpstreamConfig } from './config';
 import { createContext, requestIdFrom, type GatewayContext, type Upstreams } from './context';
 import { createFormatError, type ServiceName, type UpstreamError } from './errors';
@@ -98,7 +99,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
     maxDirectives: { n: limits.maxDirectives },
     blockFieldSuggestion: { enabled: production },
   }).protect();
-  const persistedQueries = createPersistedQueryCache({ ...config.persistedQueries, logger });
+  // The one Redis connection of this process, for every policy shared across replicas (src/redis/connection.ts).
+  const redis = config.redisUrl ? openRedisConnection({ url: config.redisUrl, logger }) : undefined;
+  const persistedQueries = createPersistedQueryCache({ maxBytes: config.persistedQueries.maxBytes, redis });
   const execution = jitExecution(buildExecutableSchema(loadTypeDefs(), resolvers), config.execution);
   const apollo = new ApolloServer<GatewayContext>({
     gateway: execution,
@@ -113,7 +116,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     hideSchemaDetailsFromClientErrors: production,
     csrfPrevention: true,
     allowBatchedHttpRequests: limits.maxBatchSize > 0,
-    persistedQueries: { cache: persistedQueries.cache, ttl: config.persistedQueries.ttlSeconds },
+    persistedQueries: { cache: persistedQueries, ttl: config.persistedQueries.ttlSeconds },
     validationRules: armor.validationRules,
     formatError: createFormatError(logger),
     plugins: [
@@ -229,7 +232,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       const { cut } = await lifecycle.drain(server, config.drainTimeoutMs);
       if (cut > 0) logger.warn({ requests: cut, drainTimeoutMs: config.drainTimeoutMs }, 'drain timeout passed: cut the requests still in flight');
       await apollo.stop();
-      await Promise.all([upstreams.reservation.close(), upstreams.pos.close(), persistedQueries.close()]);
+      await Promise.all([upstreams.reservation.close(), upstreams.pos.close(), redis?.close()]);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { ALL_CREDENTIAL_HEADERS, CREDENTIAL_HEADERS, ServiceCredentials } from '../src/credentials';
+import { ALL_CREDENTIAL_HEADERS, CREDENTIAL_HEADERS, ServiceCredentials, callerHash } from '../src/credentials';
 import { CLIENT_HEADERS, headerLookup } from './support/fixtures';
 
 describe('ServiceCredentials', () => {
@@ -57,5 +57,23 @@ describe('ServiceCredentials', () => {
       ['reservation-access-token', 'authorization', 'employee_token', 'store_pin_code', 'slug_name', 'pos-access-token'].sort(),
     );
     expect(CREDENTIAL_HEADERS.pos).toEqual(['Pos-Access-Token']);
+  });
+});
+
+describe('callerHash', () => {
+  const headers = (h: Record<string, string>) => (name: string) => h[name];
+  it('is the same for the same credentials and differs for another venue', () => {
+    const a = callerHash(headers({ 'pos-access-token': 'a', 'reservation-access-token': 'r' }));
+    expect(callerHash(headers({ 'reservation-access-token': 'r', 'pos-access-token': 'a' }))).toBe(a);
+    expect(callerHash(headers({ 'pos-access-token': 'b', 'reservation-access-token': 'r' }))).not.toBe(a);
+    expect(a).toMatch(/^[0-9a-f]{64}$/);
+  });
+  it('ignores headers that are not credentials and never contains a credential', () => {
+    const a = callerHash(headers({ 'pos-access-token': 'secret-token' }));
+    expect(callerHash(headers({ 'pos-access-token': 'secret-token', cookie: 'x' }))).toBe(a);
+    expect(a).not.toContain('secret-token');
+  });
+  it('tells a missing header from an empty one split across headers', () => {
+    expect(callerHash(headers({ 'pos-access-token': 'ab' }))).not.toBe(callerHash(headers({ 'pos-access-token': 'a', 'slug_name': 'b' })));
   });
 });

@@ -1,57 +1,25 @@
 import { ErrorsAreMissesCache, InMemoryLRUCache, type KeyValueCache, type KeyValueCacheSetOptions } from '@apollo/utils.keyvaluecache';
 import type Redis from 'ioredis';
-import type { Logger } from '../logger';
+import type { RedisConnection } from '../redis/connection';
 
 export interface PersistedQueryCacheOptions {
   /** Bytes of query text kept in this process. */
   maxBytes: number;
-  /** When set, query texts are shared with every replica through Redis. */
-  redisUrl?: string;
-  logger: Logger;
-}
-
-export interface PersistedQueryCache {
-  cache: KeyValueCache<string>;
-  close(): Promise<void>;
+  /** When set, query texts are shared with every replica through the gateway's Redis connection. */
+  redis?: RedisConnection;
 }
 
 /**
  * The automatic persisted queries store: a bounded in-memory LRU, and Redis behind it when REDIS_URL is set so
  * replicas share registrations. Redis trouble is never a request's trouble: its errors are misses (Apollo's
- * ErrorsAreMissesCache), commands fail fast instead of queueing while it is away, and the local tier keeps
+ * ErrorsAreMissesCache), commands fail fast while it is away (src/redis/connection.ts), and the local tier keeps
  * serving what this replica has seen.
  */
-export function createPersistedQueryCache(options: PersistedQueryCacheOptions): PersistedQueryCache {
+export function createPersistedQueryCache(options: PersistedQueryCacheOptions): KeyValueCache<string> {
   const local = new InMemoryLRUCache<string>({ maxSize: options.maxBytes, sizeCalculation: (v: string) => Buffer.byteLength(v) || 1 });
-  if (!options.redisUrl) return { cache: local, close: async () => undefined };
-
-  const redis = new (loadRedis())(options.redisUrl, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: 250,
-    connectTimeout: 1000,
-    retryStrategy: (times) => Math.min(times * 250, 5000),
-  });
-  let lastWarning = 0;
-  redis.on('error', (err: Error) => {
-    // Reconnects are continuous while Redis is away; one warning every 30 s is enough for an operator.
-    if (Date.now() - lastWarning > 30_000) {
-      lastWarning = Date.now();
-      options.logger.warn({ err: { message: err.message } }, 'persisted query cache: Redis unavailable, serving from memory');
-    }
-  });
-  const remote = new ErrorsAreMissesCache(new RedisKeyValueCache(redis, 'tablegraph:apq:'));
-  return {
-    cache: new TieredCache(local, remote),
-    close: async () => {
-      redis.disconnect();
-    },
-  };
-}
-
-/** ioredis is loaded only when REDIS_URL is set: a replica without Redis does not carry its ~19 MB of code. */
-function loadRedis(): typeof Redis {
-  return (require('ioredis') as { default: typeof Redis }).default;
+  if (!options.redis) return local;
+  const remote = new ErrorsAreMissesCache(new RedisKeyValueCache(options.redis.client, 'tablegraph:apq:'));
+  return new TieredCache(local, remote);
 }
 
 /** A KeyValueCache over one Redis connection; ttl in seconds as Apollo gives it. */
