@@ -28,6 +28,8 @@ export interface GatewayContext {
   loaders: { checkById: DataLoader<string, CheckDto> };
   /** Every upstream call this request made, for its log line and tests. */
   upstreamCalls: UpstreamCallRecord[];
+  /** What the HTTP-layer policies add to the request's log line (src/http/graphqlRoute.ts). */
+  logFields: Readonly<Record<string, string>>;
 }
 
 /** A request id from the client is kept only when it is well-formed; otherwise one is made. */
@@ -49,7 +51,15 @@ export interface ContextDeps {
  * Builds the per-request context: credentials come from this request's headers only, and the clients and
  * loaders are new objects, so nothing can leak between concurrent requests.
  */
-export function createContext(deps: ContextDeps, request: { header: (lowerName: string) => string | undefined; requestId: string }): GatewayContext {
+/** What the context needs of the HTTP request. */
+export interface ContextRequest {
+  header(lowerName: string): string | undefined;
+  requestId: string;
+  /** The request's log-line fields, shared with the HTTP layer; none in unit tests. */
+  logFields?: Readonly<Record<string, string>>;
+}
+
+export function createContext(deps: ContextDeps, request: ContextRequest): GatewayContext {
   const upstreamCalls: UpstreamCallRecord[] = [];
   const signal = AbortSignal.timeout(deps.config.requestTimeoutMs);
   // Every upstream call of the request listens on this one signal (a day's list makes 31): no leak to warn of.
@@ -73,5 +83,6 @@ export function createContext(deps: ContextDeps, request: { header: (lowerName: 
     pos,
     loaders: { checkById: checkById(pos, deps.config.checkLoaderConcurrency, (size) => deps.metrics?.observeLoaderBatch('checkById', size)) },
     upstreamCalls,
+    logFields: request.logFields ?? {},
   };
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { ServerLifecycle } from './lifecycle';
+import { sendJson } from './send';
 
 export interface OpsRoutesOptions {
   lifecycle: ServerLifecycle;
@@ -31,10 +32,4 @@ export async function opsRoutes(req: IncomingMessage, res: ServerResponse, pathn
     return false;
   }
   return true;
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
 }

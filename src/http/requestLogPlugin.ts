@@ -1,7 +1,37 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GatewayContext } from '../context';
+import type { Logger } from '../logger';
 import type { UpstreamCallRecord } from '../upstreams/http';
-import { operationOutcome } from './operationOutcome';
+import { operationOutcome, type OperationOutcome } from './operationOutcome';
+
+/** The fields of the one `graphql request` log line every GraphQL request gets, however it ended. */
+export interface RequestLogFields {
+  operationName: string | null;
+  durationMs: number;
+  outcome: OperationOutcome;
+  errorCodes: string[];
+  upstreamCalls: UpstreamCallRecord[];
+  /** Only for requests answered before Apollo's plugins saw them: the status the gateway wrote. */
+  httpStatus?: number;
+  /** What the HTTP-layer policies add (e.g. the client's name, what idempotency did); never a secret. */
+  extra?: Readonly<Record<string, string>>;
+}
+
+/** Writes the request's log line: one builder for the plugin and for refusals made before Apollo. */
+export function logRequest(logger: Logger, fields: RequestLogFields): void {
+  logger.info(
+    {
+      ...fields.extra,
+      operationName: fields.operationName,
+      durationMs: roundMs(fields.durationMs),
+      outcome: fields.outcome,
+      errorCodes: fields.errorCodes,
+      ...(fields.httpStatus === undefined ? {} : { httpStatus: fields.httpStatus }),
+      upstreamCalls: fields.upstreamCalls.map(callSummary),
+    },
+    'graphql request',
+  );
+}
 
 /** One log line per GraphQL request: id, operation, duration, outcome, error codes and the upstream calls made. */
 export function requestLogPlugin(): ApolloServerPlugin<GatewayContext> {
@@ -11,16 +41,14 @@ export function requestLogPlugin(): ApolloServerPlugin<GatewayContext> {
       return {
         async willSendResponse(requestContext) {
           const { outcome, errorCodes } = operationOutcome(requestContext);
-          contextValue.logger.info(
-            {
-              operationName: requestContext.operationName ?? null,
-              durationMs: roundMs(performance.now() - started),
-              outcome,
-              errorCodes,
-              upstreamCalls: contextValue.upstreamCalls.map(callSummary),
-            },
-            'graphql request',
-          );
+          logRequest(contextValue.logger, {
+            operationName: requestContext.operationName ?? null,
+            durationMs: performance.now() - started,
+            outcome,
+            errorCodes,
+            upstreamCalls: contextValue.upstreamCalls,
+            extra: contextValue.logFields,
+          });
         },
       };
     },

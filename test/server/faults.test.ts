@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../src/logger';
-import { loggingHooks } from '../../src/server';
+import { loggingHooks } from '../../src/upstreams';
 import { SAMPLE } from '../../src/sandbox';
 import { WRONG_SHAPE_FIELD, refusedUrl, startFaultyUpstream, type FaultMode, type FaultyUpstream } from '../support/faultyUpstream';
 import { LA_TERRAZZA, startStack, type GraphQLResponse, type Stack } from '../support/stack';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { loadConfig } from '../../src/config';
 import { UpstreamError } from '../../src/errors';
-import { createUpstreams } from '../../src/server';
+import { createUpstreams } from '../../src/upstreams';
 import { Check } from '../../src/upstreams/pos/dto';
 import { ReservationEnvelope } from '../../src/upstreams/reservation/dto';
 import { UpstreamHttp, retryAfterMs, type UpstreamRequest } from '../../src/upstreams/http';

@@ -1,0 +1,72 @@
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import { ApolloArmor } from '@escape.tech/graphql-armor';
+import { InMemoryLRUCache, type KeyValueCache } from '@apollo/utils.keyvaluecache';
+import type { DocumentNode } from 'graphql';
+import type { Config } from './config';
+import type { GatewayContext } from './context';
+import { createFormatError } from './errors';
+import { metricsPlugin } from './http/metricsPlugin';
+import { requestLogPlugin } from './http/requestLogPlugin';
+import { tracingPlugin } from './http/tracingPlugin';
+import { upstreamCallLimitPlugin } from './limits/upstreamCallLimit';
+import type { Logger } from './logger';
+import type { GatewayMetrics } from './observability/metrics';
+import { buildExecutableSchema, jitExecution } from './execution/jitExecution';
+import { resolvers } from './resolvers';
+import { loadTypeDefs } from './schema';
+
+export interface ApolloServerOptions {
+  config: Config;
+  logger: Logger;
+  metrics: GatewayMetrics;
+  /** Automatic persisted queries: query texts by hash (src/apq/cache.ts). */
+  persistedQueries: KeyValueCache<string>;
+  /** Plugins of the policies that work inside execution, added after the gateway's own. */
+  plugins?: ApolloServerPlugin<GatewayContext>[];
+}
+
+/** The Apollo server: schema and execution, document limits, APQ, error formatting and the observability plugins. */
+export function createApolloServer(options: ApolloServerOptions): ApolloServer<GatewayContext> {
+  const { config, logger, metrics } = options;
+  const production = config.env === 'production';
+  const { limits } = config;
+  const armor = new ApolloArmor({
+    maxDepth: { n: limits.maxDepth },
+    costLimit: { maxCost: limits.maxCost },
+    maxAliases: { n: limits.maxAliases },
+    maxTokens: { n: limits.maxTokens },
+    maxDirectives: { n: limits.maxDirectives },
+    blockFieldSuggestion: { enabled: production },
+  }).protect();
+  return new ApolloServer<GatewayContext>({
+    gateway: jitExecution(buildExecutableSchema(loadTypeDefs(), resolvers), config.execution),
+    // Parsed and validated documents, by query text. Apollo's default budget (30 MiB by its estimate) lets ~100 MB of
+    // syntax trees pile up when clients send ever-new documents; a miss only costs a parse and a validation.
+    documentStore: new InMemoryLRUCache<DocumentNode>({ maxSize: config.execution.documentCacheMaxBytes, sizeCalculation: InMemoryLRUCache.sizeCalculation }),
+    // The process's signals are main.ts's business: Apollo's own handler would stop it in the middle of the drain.
+    stopOnTerminationSignals: false,
+    logger,
+    introspection: config.introspection,
+    includeStacktraceInErrorResponses: false,
+    hideSchemaDetailsFromClientErrors: production,
+    csrfPrevention: true,
+    allowBatchedHttpRequests: limits.maxBatchSize > 0,
+    persistedQueries: { cache: options.persistedQueries, ttl: config.persistedQueries.ttlSeconds },
+    validationRules: armor.validationRules,
+    formatError: createFormatError(logger),
+    plugins: [
+      // No cache hints in this schema and no HTTP caching of answers carrying credentials; the default cache-control
+      // plugin would still wrap every field's resolver (docs/performance.md).
+      ApolloServerPluginCacheControlDisabled(),
+      ...armor.plugins,
+      upstreamCallLimitPlugin({ maxCalls: limits.maxUpstreamCalls }),
+      production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }),
+      requestLogPlugin(),
+      metricsPlugin(metrics),
+      tracingPlugin(),
+      ...(options.plugins ?? []),
+    ],
+  });
+}

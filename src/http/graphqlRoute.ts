@@ -1,0 +1,165 @@
+import { HeaderMap, type ApolloServer, type HTTPGraphQLRequest } from '@apollo/server';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { QueryLimits } from '../config';
+import { requestIdFrom, type GatewayContext } from '../context';
+import type { Logger } from '../logger';
+import type { GatewayMetrics } from '../observability/metrics';
+import { withOperationSpan } from '../observability/tracing';
+import { BodyTooLargeError, readBody } from './body';
+import { logRequest } from './requestLogPlugin';
+import { errorBody } from './send';
+
+/** One GraphQL HTTP request as the route's steps see it: method checked, body read and parsed. */
+export interface GraphqlRequest {
+  readonly method: 'GET' | 'POST';
+  readonly url: URL;
+  /** A request header by lower-cased name (the first value when repeated). */
+  header(lowerName: string): string | undefined;
+  readonly headers: HeaderMap;
+  /** The parsed JSON body of a POST (an object, or an array for a batch); the raw text for other content types. */
+  body: unknown;
+  readonly requestId: string;
+  /** `performance.now()` when the request arrived. */
+  readonly started: number;
+  /**
+   * Fields the steps add to the request's log line (the client's name, what idempotency did). Never a secret:
+   * the line is written whether the request reached Apollo or was answered by a step.
+   */
+  readonly logFields: Record<string, string>;
+}
+
+/** A complete answer: what a step may write itself (a refusal, a replay) or get from the steps after it. */
+export interface GraphqlResponse {
+  status: number;
+  headers: Map<string, string>;
+  body: string;
+  /** Whether Apollo's plugins saw the request (and so wrote its log line and counted it). */
+  readonly reachedPlugins: boolean;
+}
+
+/**
+ * A policy of the HTTP layer around execution (idempotency, client limits, trusted documents), composed as
+ * undici composes interceptors: it may answer by itself, or call `next()` and work on what comes back.
+ */
+export type GraphqlStep = (request: GraphqlRequest, next: () => Promise<GraphqlResponse>) => Promise<GraphqlResponse>;
+
+export interface GraphqlRouteOptions {
+  apollo: ApolloServer<GatewayContext>;
+  limits: QueryLimits;
+  logger: Logger;
+  metrics: GatewayMetrics;
+  /** Builds the per-request context once Apollo has accepted the request's HTTP form. */
+  context(request: GraphqlRequest): Promise<GatewayContext>;
+  /** Outermost first. Default: none. */
+  steps?: readonly GraphqlStep[];
+}
+
+/** `POST /graphql` and `GET /graphql`: body parsing, the refusals before Apollo, the steps, then Apollo. */
+export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> {
+  const { apollo, limits, logger, metrics } = options;
+  const steps = options.steps ?? [];
+
+  /** A request answered before Apollo's plugins saw it still gets its log line and its count. */
+  function logUnseen(request: Pick<GraphqlRequest, 'started' | 'requestId' | 'logFields'>, response: Pick<GraphqlResponse, 'status' | 'body'>): void {
+    const seconds = (performance.now() - request.started) / 1000;
+    logRequest(logger.child({ requestId: request.requestId }), {
+      operationName: null,
+      durationMs: seconds * 1000,
+      outcome: 'error',
+      errorCodes: errorCodesOf(response.body),
+      httpStatus: response.status,
+      upstreamCalls: [],
+      extra: request.logFields,
+    });
+    metrics.observeOperation(null, 'error', seconds);
+  }
+
+  async function execute(request: GraphqlRequest): Promise<GraphqlResponse> {
+    const httpGraphQLRequest: HTTPGraphQLRequest = { method: request.method, headers: request.headers, search: request.url.search, body: request.body };
+    // Apollo builds the context only for a request that passed its HTTP checks; the plugins log and count those.
+    let reachedPlugins = false;
+    const result = await apollo.executeHTTPGraphQLRequest({
+      httpGraphQLRequest,
+      context: () => {
+        reachedPlugins = true;
+        return options.context(request);
+      },
+    });
+    let body: string;
+    if (result.body.kind === 'complete') body = result.body.string;
+    else {
+      // Incremental delivery is not enabled in this schema; collect it if Apollo ever streams.
+      body = '';
+      for await (const chunk of result.body.asyncIterator) body += chunk;
+    }
+    return { status: result.status ?? 200, headers: new Map(result.headers), body, reachedPlugins };
+  }
+
+  const pipeline = steps.reduceRight<(request: GraphqlRequest) => Promise<GraphqlResponse>>(
+    (next, step) => (request) => step(request, () => next(request)),
+    execute,
+  );
+
+  return async (req, res, url) => {
+    const started = performance.now();
+    const requestId = requestIdFrom(firstHeader(req, 'x-request-id'));
+    const logFields: Record<string, string> = {};
+    res.setHeader('x-request-id', requestId);
+    const refuse = (status: number, message: string, headers: Record<string, string> = {}) => {
+      const response = { status, headers: new Map(Object.entries(headers)), body: JSON.stringify(errorBody(message, 'BAD_REQUEST')), reachedPlugins: false };
+      write(res, response);
+      logUnseen({ started, requestId, logFields }, response);
+    };
+    if (req.method !== 'GET' && req.method !== 'POST') return refuse(405, 'Use GET or POST', { allow: 'GET, POST' });
+    let body: unknown;
+    try {
+      body = await parseBody(req, limits.maxBodyBytes);
+    } catch (err) {
+      if (err instanceof BodyTooLargeError) return refuse(413, err.message);
+      if (err instanceof SyntaxError) return refuse(400, 'The request body is not valid JSON');
+      throw err;
+    }
+    if (Array.isArray(body) && body.length > Math.max(limits.maxBatchSize, 1)) {
+      return refuse(400, limits.maxBatchSize > 0 ? `A batch may hold at most ${limits.maxBatchSize} operations` : 'Batched requests are not accepted');
+    }
+    const headers = new HeaderMap();
+    for (const [key, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
+    }
+    const request: GraphqlRequest = { method: req.method, url, header: (name) => firstHeader(req, name), headers, body, requestId, started, logFields };
+    // The server span covers the steps too, so a refusal or a replay is traced like an execution.
+    const response = await withOperationSpan({ method: req.method, headers: req.headers }, () => pipeline(request));
+    if (!response.reachedPlugins) logUnseen(request, response);
+    write(res, response);
+  };
+}
+
+function write(res: ServerResponse, response: GraphqlResponse): void {
+  res.statusCode = response.status;
+  for (const [key, value] of response.headers) res.setHeader(key, value);
+  res.end(response.body);
+}
+
+function firstHeader(req: IncomingMessage, lowerName: string): string | undefined {
+  const value = req.headers[lowerName];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** JSON bodies are parsed here; anything else is left for Apollo to refuse (and its CSRF check to see). */
+async function parseBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  if (req.method !== 'POST') return undefined;
+  const text = await readBody(req, limit);
+  const type = req.headers['content-type'] ?? '';
+  if (!/^application\/(graphql-response\+)?json/i.test(type)) return text;
+  return text === '' ? undefined : (JSON.parse(text) as unknown);
+}
+
+/** The distinct `extensions.code`s of an error body written before execution (small: a refusal, not a result). */
+function errorCodesOf(text: string): string[] {
+  try {
+    const body = JSON.parse(text) as { errors?: Array<{ extensions?: { code?: unknown } }> };
+    return [...new Set((body.errors ?? []).map((e) => e.extensions?.code).filter((c): c is string => typeof c === 'string'))];
+  } catch {
+    return [];
+  }
+}
