@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -68,5 +69,22 @@ describe('Dockerfile', () => {
   it('keeps local clutter and secrets out of the build context', () => {
     const ignored = read('.dockerignore').split('\n').map((l) => l.trim());
     for (const entry of ['node_modules', 'dist', '.git', '.env']) expect(ignored).toContain(entry);
+  });
+});
+
+/** `npm start` and the image carry only the gateway: the simulated services are for `npm run dev` and the tests. */
+describe('production build', () => {
+  it('compiles no file of the sandbox', () => {
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const files = execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--listFilesOnly'], { cwd: ROOT, encoding: 'utf8' })
+      .split('\n')
+      .map((f) => f.trim())
+      .filter((f) => f.startsWith(ROOT.replace(/\\/g, '/')) && !f.includes('/node_modules/'));
+    expect(files.some((f) => f.endsWith('/src/main.ts'))).toBe(true);
+    expect(files.filter((f) => f.includes('/src/sandbox/'))).toEqual([]);
+  });
+
+  it('leaves the sandbox out of the image build context', () => {
+    expect(read('.dockerignore').split('\n').map((l) => l.trim())).toContain('src/sandbox');
   });
 });
