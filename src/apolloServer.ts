@@ -6,7 +6,7 @@ import { InMemoryLRUCache, type KeyValueCache } from '@apollo/utils.keyvaluecach
 import type { DocumentNode } from 'graphql';
 import type { Config } from './config';
 import type { GatewayContext } from './context';
-import { createFormatError } from './errors';
+import { createFormatError } from './errors/formatError';
 import { metricsPlugin } from './http/metricsPlugin';
 import { requestLogPlugin } from './http/requestLogPlugin';
 import { tracingPlugin } from './http/tracingPlugin';

@@ -1,5 +1,6 @@
-/** The two upstream services, as named in `extensions.upstream.service`. */
-export type ServiceName = 'reservation' | 'pos';
+import type { ServiceName } from '../upstreams/serviceName';
+
+export type { ServiceName };
 
 /**
  * How an upstream call failed:

@@ -2,4 +2,3 @@ export * from './codes';
 export * from './UpstreamError';
 export * from './InputError';
 export * from './upstreamErrorCode';
-export * from './formatError';

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { SpanKind, SpanStatusCode, context, propagation, trace, type Attributes } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-node';
-import type { ServiceName } from '../errors';
+import type { ServiceName } from '../upstreams/serviceName';
 import { outgoingTraceContext, type TraceHeaders } from './traceContext';
 
 /*

@@ -1,7 +1,8 @@
 import { Writable } from 'node:stream';
 import { GraphQLError, buildSchema, graphql, type GraphQLFormattedError } from 'graphql';
 import pino from 'pino';
-import { ErrorCode, UpstreamError, createFormatError } from '../../src/errors';
+import { ErrorCode, UpstreamError } from '../../src/errors';
+import { createFormatError } from '../../src/errors/formatError';
 
 /** A pino logger whose JSON lines land in `lines`. */
 function memoryLogger() {
