@@ -1,6 +1,7 @@
 // Fails the run when any credential the tests send appears in any gateway log line of the run.
 const { existsSync, readFileSync, rmSync } = require('node:fs');
 const { dirname } = require('node:path');
+const { leakedSecrets } = require('./leaks');
 
 const SECRETS_FILE_HINT = 'src/sandbox/credentials.ts';
 
@@ -11,9 +12,10 @@ module.exports = async () => {
   rmSync(dirname(file), { recursive: true, force: true });
   // Credential values of both sandbox venues, read from the source so this file needs no TypeScript.
   const source = readFileSync(require.resolve('../../' + SECRETS_FILE_HINT), 'utf8');
-  const secrets = [...source.matchAll(/'((?:sandbox|Bearer sandbox)-[^']+)'/g)].map((m) => m[1]);
-  if (secrets.length < 8) throw new Error(`expected the sandbox credentials in ${SECRETS_FILE_HINT}, found ${secrets.length}`);
-  const leaked = secrets.filter((s) => text.includes(s));
+  // Tokens and keys (`'sandbox-…'`), and the 4-digit store PINs (`STORE_PIN_CODE: '4821'`).
+  const secrets = [...source.matchAll(/'((?:sandbox|Bearer sandbox)-[^']+)'|STORE_PIN_CODE: '(\d{4})'/g)].map((m) => m[1] ?? m[2]);
+  if (secrets.length < 10) throw new Error(`expected the sandbox credentials in ${SECRETS_FILE_HINT}, found ${secrets.length}`);
+  const leaked = leakedSecrets(text, secrets);
   const lines = text.split('\n').filter(Boolean).length;
   if (leaked.length > 0) throw new Error(`credentials found in the gateway logs of this run: ${leaked.length} of ${secrets.length}`);
   process.stdout.write(`\nlogs: ${lines} gateway log lines of this run checked, no credential in them\n`);
