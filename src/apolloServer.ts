@@ -1,6 +1,5 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { InMemoryLRUCache, type KeyValueCache } from '@apollo/utils.keyvaluecache';
 import type { DocumentNode } from 'graphql';
@@ -62,7 +61,9 @@ export function createApolloServer(options: ApolloServerOptions): ApolloServer<G
       ApolloServerPluginCacheControlDisabled(),
       ...armor.plugins,
       upstreamCallLimitPlugin({ maxCalls: limits.maxUpstreamCalls }),
-      production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }),
+      // Browsers get the gateway's own explorer (src/http/explorer) before Apollo; without this Apollo would add its
+      // CDN landing page outside production.
+      ApolloServerPluginLandingPageDisabled(),
       requestLogPlugin(),
       metricsPlugin(metrics),
       tracingPlugin(),
