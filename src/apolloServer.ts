@@ -9,6 +9,7 @@ import { createFormatError } from './errors';
 import { metricsPlugin } from './http/metricsPlugin';
 import { requestLogPlugin } from './http/requestLogPlugin';
 import { tracingPlugin } from './http/tracingPlugin';
+import { introspectionOff } from './limits/introspection';
 import { upstreamCallLimitPlugin } from './limits/upstreamCallLimit';
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './observability/metrics';
@@ -47,13 +48,14 @@ export function createApolloServer(options: ApolloServerOptions): ApolloServer<G
     // The process's signals are main.ts's business: Apollo's own handler would stop it in the middle of the drain.
     stopOnTerminationSignals: false,
     logger,
-    introspection: config.introspection,
+    // Apollo's switch stays on: its refusal names Apollo's option, introspectionOff names INTROSPECTION.
+    introspection: true,
     includeStacktraceInErrorResponses: false,
     hideSchemaDetailsFromClientErrors: production,
     csrfPrevention: true,
     allowBatchedHttpRequests: limits.maxBatchSize > 0,
     persistedQueries: { cache: options.persistedQueries, ttl: config.persistedQueries.ttlSeconds },
-    validationRules: armor.validationRules,
+    validationRules: [...armor.validationRules, ...(config.introspection ? [] : [introspectionOff])],
     formatError: createFormatError(logger),
     plugins: [
       // No cache hints in this schema and no HTTP caching of answers carrying credentials; the default cache-control
