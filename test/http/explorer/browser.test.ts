@@ -96,7 +96,7 @@ describe('explorer in a browser, with a Sandbox script that loads', () => {
     await page.goto(`${stack.url}/graphql`);
     await page.waitForSelector('body[data-explorer="sandbox"]', { timeout: 15_000 });
     expect(await page.locator('#explorer iframe').count()).toBe(1);
-    expect(await page.evaluate(() => (window as unknown as { sandboxOptions: unknown }).sandboxOptions)).toEqual({
+    expect(await page.evaluate('window.sandboxOptions')).toEqual({
       target: '#explorer',
       initialEndpoint: `${stack.url}/graphql`,
       initialState: {
