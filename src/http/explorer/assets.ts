@@ -14,7 +14,8 @@ interface Asset {
 /**
  * GraphiQL's UMD build and the React 18 UMD files it runs on, straight from node_modules (development
  * dependencies: the explorer is off in production), plus the page's own script and style. A fixed list: no
- * request path ever reaches the file system.
+ * request path ever reaches the file system. The versions are pinned in package.json because graphiql 5 and react 19
+ * ship no UMD build: moving past them means bundling GraphiQL (and its editor workers) ourselves.
  */
 const ASSETS: Record<string, Asset> = {
   'boot.js': { contentType: 'text/javascript; charset=utf-8', load: () => Promise.resolve(BOOT_SCRIPT) },
