@@ -1,6 +1,5 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { InMemoryLRUCache, type KeyValueCache } from '@apollo/utils.keyvaluecache';
 import type { DocumentNode } from 'graphql';
@@ -10,6 +9,7 @@ import { createFormatError } from './errors/formatError';
 import { metricsPlugin } from './http/metricsPlugin';
 import { requestLogPlugin } from './http/requestLogPlugin';
 import { tracingPlugin } from './http/tracingPlugin';
+import { introspectionOff } from './limits/introspection';
 import { upstreamCallLimitPlugin } from './limits/upstreamCallLimit';
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './observability/metrics';
@@ -48,13 +48,14 @@ export function createApolloServer(options: ApolloServerOptions): ApolloServer<G
     // The process's signals are main.ts's business: Apollo's own handler would stop it in the middle of the drain.
     stopOnTerminationSignals: false,
     logger,
-    introspection: config.introspection,
+    // Apollo's switch stays on: its refusal names Apollo's option, introspectionOff names INTROSPECTION.
+    introspection: true,
     includeStacktraceInErrorResponses: false,
     hideSchemaDetailsFromClientErrors: production,
     csrfPrevention: true,
     allowBatchedHttpRequests: limits.maxBatchSize > 0,
     persistedQueries: { cache: options.persistedQueries, ttl: config.persistedQueries.ttlSeconds },
-    validationRules: armor.validationRules,
+    validationRules: [...armor.validationRules, ...(config.introspection ? [] : [introspectionOff])],
     formatError: createFormatError(logger),
     plugins: [
       // No cache hints in this schema and no HTTP caching of answers carrying credentials; the default cache-control
@@ -62,7 +63,9 @@ export function createApolloServer(options: ApolloServerOptions): ApolloServer<G
       ApolloServerPluginCacheControlDisabled(),
       ...armor.plugins,
       upstreamCallLimitPlugin({ maxCalls: limits.maxUpstreamCalls }),
-      production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }),
+      // Browsers get the gateway's own explorer (src/http/explorer) before Apollo; without this Apollo would add its
+      // CDN landing page outside production.
+      ApolloServerPluginLandingPageDisabled(),
       requestLogPlugin(),
       metricsPlugin(metrics),
       tracingPlugin(),

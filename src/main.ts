@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config';
 import { createLogger, type Logger } from './logger';
 import { startTracing, type Tracing } from './observability/tracing';
-import { createGateway, type Gateway } from './server';
+import { createGateway, type Gateway, type GatewayDeps } from './server';
 
 /** Beyond the shutdown delay and the drain timeout, how long closing the pools and flushing spans may take. */
 const CLEANUP_GRACE_MS = 10_000;
@@ -11,10 +11,10 @@ const CLEANUP_GRACE_MS = 10_000;
  * Process entry: config → tracing → server → listen → start → drain on signal. The server listens before it has
  * started, so `/healthz` answers at once and `/readyz` says 503 until GraphQL can be served.
  */
-export async function runGateway(config: Config, options: { pretty?: boolean } = {}): Promise<Gateway> {
+export async function runGateway(config: Config, options: { pretty?: boolean; explorer?: GatewayDeps['explorer'] } = {}): Promise<Gateway> {
   const logger = createLogger({ level: config.logLevel, pretty: options.pretty });
   const tracing = startTracing(config.tracing);
-  const gateway = createGateway({ config, logger });
+  const gateway = createGateway({ config, logger, explorer: options.explorer });
   await new Promise<void>((resolve, reject) => {
     gateway.server.once('error', reject);
     gateway.server.listen(config.port, config.host, () => resolve());

@@ -4,6 +4,7 @@ import { createApolloServer } from './apolloServer';
 import { createPersistedQueryCache } from './apq/cache';
 import type { Config } from './config';
 import { createContext, type GatewayContext, type Upstreams } from './context';
+import { explorerRoute, type ExplorerOptions } from './http/explorer';
 import { graphqlRoute } from './http/graphqlRoute';
 import { ServerLifecycle, type LifecycleState } from './http/lifecycle';
 import { opsRoutes } from './http/opsRoutes';
@@ -21,6 +22,8 @@ export interface GatewayDeps {
   upstreams?: Upstreams;
   /** Defaults to a new registry of this gateway's own. */
   metrics?: GatewayMetrics;
+  /** What the browser explorer pre-fills (outside production). Default: the day query, no headers. */
+  explorer?: Omit<ExplorerOptions, 'enabled'>;
 }
 
 export interface Gateway {
@@ -62,6 +65,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     context: (request) => Promise.resolve(createContext({ config, logger, upstreams, metrics }, request)),
     steps: [],
   });
+  const explorer = explorerRoute({ ...deps.explorer, enabled: config.env !== 'production' });
   const server = createServer((req, res) => {
     lifecycle.track(res);
     route(req, res).catch((err: unknown) => {
@@ -74,6 +78,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://gateway.invalid');
     if (await opsRoutes(req, res, url.pathname, { lifecycle, metrics })) return;
+    if (await explorer(req, res, url)) return;
     if (url.pathname === '/graphql') return graphql(req, res, url);
     sendJson(res, 404, { error: 'Not found' });
   }

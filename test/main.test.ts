@@ -108,7 +108,7 @@ describe('npm run dev', () => {
   it('logs in pretty form rather than JSON, and exits 0 on SIGINT', async () => {
     const dev = spawnGateway('src/sandbox/dev.ts', { PORT: '0', HOST: '127.0.0.1' });
     try {
-      expect(await eventually(() => dev.stdout().includes('Open Apollo Sandbox'), 15_000)).toBe(true);
+      expect(await eventually(() => dev.stdout().includes('Explorer:'), 15_000)).toBe(true);
       expect(await eventually(() => /INFO.*gateway listening/.test(dev.stdout()))).toBe(true);
       expect(dev.logs()).toEqual([]);
       dev.child.kill('SIGINT');

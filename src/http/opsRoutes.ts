@@ -15,7 +15,8 @@ export interface OpsRoutesOptions {
  */
 export async function opsRoutes(req: IncomingMessage, res: ServerResponse, pathname: string, options: OpsRoutesOptions): Promise<boolean> {
   const { lifecycle, metrics } = options;
-  const get = req.method === 'GET';
+  // HEAD answers as GET (same status and headers; node leaves the body out), for probes and uptime checkers that use it.
+  const get = req.method === 'GET' || req.method === 'HEAD';
   if (pathname === '/healthz' && get) {
     sendJson(res, 200, { status: 'ok' });
   } else if (pathname === '/readyz' && get) {

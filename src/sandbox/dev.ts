@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../config';
 import { runGateway } from '../main';
-import { SAMPLE, SANDBOX_CREDENTIALS, startSandbox } from './index';
+import { devBanner, sandboxExplorer } from './devGuide';
+import { startSandbox } from './index';
 
 /**
  * `npm run dev`: the simulated reservation and POS services with sample data, and the gateway pointed at them.
@@ -18,25 +19,10 @@ async function main(): Promise<void> {
     RESERVATION_BASE_URL: sandbox.reservationUrl,
     POS_BASE_URL: sandbox.posUrl,
   });
-  const gateway = await runGateway(config, { pretty: true });
+  const gateway = await runGateway(config, { pretty: true, explorer: sandboxExplorer(sandbox.state) });
   const { port } = gateway.server.address() as AddressInfo;
   const shown = config.host === '0.0.0.0' ? 'localhost' : config.host;
-  const headers = JSON.stringify(SANDBOX_CREDENTIALS.laTerrazza, null, 2);
-  process.stdout.write(
-    [
-      '',
-      `  Tablegraph is running against the sandbox services.`,
-      `  Open Apollo Sandbox:  http://${shown}:${port}/graphql`,
-      `  Simulated reservation service: ${sandbox.reservationUrl}`,
-      `  Simulated POS service:         ${sandbox.posUrl}`,
-      '',
-      '  Paste these headers into Sandbox (Headers tab) to act as the venue "La Terrazza":',
-      headers.replace(/^/gm, '  '),
-      '',
-      `  Try:  query { reservations(date: "${SAMPLE.laTerrazza.busyDate(sandbox.state)}") { nodes { id date guestCount customer { firstName } check { alias summary { totalAmount } } } } }`,
-      '',
-    ].join('\n'),
-  );
+  process.stdout.write(devBanner({ explorerUrl: `http://${shown}:${port}/graphql`, reservationUrl: sandbox.reservationUrl, posUrl: sandbox.posUrl, state: sandbox.state }));
 }
 
 main().catch((err: unknown) => {

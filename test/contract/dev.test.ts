@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { SANDBOX_CREDENTIALS } from '../../src/sandbox';
+import { SAMPLE, SANDBOX_CREDENTIALS } from '../../src/sandbox';
 import { freePort } from '../support/net';
 
 describe('npm run dev', () => {
-  it('starts the gateway with the simulated services, answers queries, prints the Sandbox URL, and exits 0 on SIGTERM', async () => {
+  it('starts the gateway with the simulated services, answers queries, prints the explorer URL, both venues and sample ids, and exits 0 on SIGTERM', async () => {
     const port = await freePort();
     const root = join(__dirname, '..', '..');
     const child = spawn(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'src/sandbox/dev.ts'], {
@@ -18,9 +18,14 @@ describe('npm run dev', () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
       const until = Date.now() + 15_000;
-      while (!output.includes('Open Apollo Sandbox') && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-      expect(output).toContain(`http://127.0.0.1:${port}/graphql`);
+      while (!output.includes('Try:') && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      expect(output).toContain(`Explorer:  http://127.0.0.1:${port}/graphql`);
       expect(output).toContain(SANDBOX_CREDENTIALS.laTerrazza['Pos-Access-Token']);
+      expect(output).toContain(SANDBOX_CREDENTIALS.bistroNord['Pos-Access-Token']);
+      for (const id of [SAMPLE.laTerrazza.revenueCenterIds[0]!, SAMPLE.laTerrazza.tableIds[0]!, SAMPLE.laTerrazza.openCheckId, SAMPLE.laTerrazza.paymentRequestId]) {
+        expect(output).toContain(id);
+      }
+      expect(output).toMatch(/BUSY_DATE\s+\d{4}-\d{2}-\d{2}/);
 
       const res = await fetch(`http://127.0.0.1:${port}/graphql`, {
         method: 'POST',
@@ -32,7 +37,7 @@ describe('npm run dev', () => {
       expect(body.data.employees.pageInfo.totalCount).toBeGreaterThanOrEqual(40);
 
       const page = await fetch(`http://127.0.0.1:${port}/graphql`, { headers: { accept: 'text/html' } });
-      expect(await page.text()).toContain('embeddable-sandbox');
+      expect(await page.text()).toContain(SANDBOX_CREDENTIALS.laTerrazza['Pos-Access-Token']);
     } finally {
       child.kill('SIGTERM');
     }

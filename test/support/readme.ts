@@ -22,3 +22,26 @@ export function tableRows(lines: string[]): string[][] {
 export function unquote(cell: string): string {
   return cell.replace(/^`(.*)`$/, '$1');
 }
+
+export interface FencedBlock {
+  /** The info string after the opening fence (`graphql`, `sh`, `json`, …). */
+  lang: string;
+  text: string;
+  /** 1-based line of the opening fence, to name the block in a failure. */
+  line: number;
+}
+
+/** Every fenced code block of a Markdown text (the README unless told), in order. */
+export function fencedBlocks(markdown: string = README): FencedBlock[] {
+  const blocks: FencedBlock[] = [];
+  let open: { lang: string; line: number; lines: string[] } | undefined;
+  markdown.split('\n').forEach((line, i) => {
+    const fence = /^```(\S*)\s*$/.exec(line);
+    if (!open && fence) open = { lang: fence[1]!, line: i + 1, lines: [] };
+    else if (open && fence && fence[1] === '') {
+      blocks.push({ lang: open.lang, text: open.lines.join('\n'), line: open.line });
+      open = undefined;
+    } else open?.lines.push(line);
+  });
+  return blocks;
+}

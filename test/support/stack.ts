@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../../src/config';
 import { createLogger } from '../../src/logger';
-import { createGateway, type Gateway } from '../../src/server';
+import { createGateway, type Gateway, type GatewayDeps } from '../../src/server';
 import { SANDBOX_CREDENTIALS, startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox';
 
 export interface GraphQLResponse<D = Record<string, unknown>> {
@@ -31,7 +31,9 @@ export const LA_TERRAZZA: Record<string, string> = { ...SANDBOX_CREDENTIALS.laTe
 export const BISTRO_NORD: Record<string, string> = { ...SANDBOX_CREDENTIALS.bistroNord };
 
 /** The sandbox services and the gateway in front of them, both over real loopback HTTP on ephemeral ports. */
-export async function startStack(options: { sandbox?: SandboxOptions; env?: Record<string, string> } = {}): Promise<Stack> {
+export async function startStack(
+  options: { sandbox?: SandboxOptions; env?: Record<string, string>; explorer?: (sandbox: Sandbox) => GatewayDeps['explorer'] } = {},
+): Promise<Stack> {
   const sandbox = await startSandbox(options.sandbox ?? {});
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -49,7 +51,7 @@ export async function startStack(options: { sandbox?: SandboxOptions; env?: Reco
       done();
     },
   });
-  const gateway = createGateway({ config, logger: createLogger({ level: config.logLevel, destination }) });
+  const gateway = createGateway({ config, logger: createLogger({ level: config.logLevel, destination }), explorer: options.explorer?.(sandbox) });
   await gateway.start();
   await new Promise<void>((resolve) => gateway.server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(gateway.server.address() as AddressInfo).port}`;

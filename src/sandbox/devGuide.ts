@@ -1,0 +1,66 @@
+import type { ExplorerOptions } from '../http/explorer';
+import { SANDBOX_CREDENTIALS } from './credentials';
+import { SAMPLE } from './data';
+import type { SandboxState } from './records';
+
+/**
+ * What `npm run dev` tells a newcomer, and what its explorer pre-fills: both venues' headers, the busy day, and
+ * real ids from the sample. The ids are the same on every start; only the busy date moves with the clock, which is
+ * why the README names it BUSY_DATE (test/readmeExamples.test.ts reads it from this banner).
+ */
+export function sandboxExplorer(state: SandboxState): Omit<ExplorerOptions, 'enabled'> {
+  return {
+    venues: [
+      { key: 'laTerrazza', name: 'La Terrazza', headers: SANDBOX_CREDENTIALS.laTerrazza },
+      {
+        key: 'bistroNord',
+        name: 'Bistro Nord',
+        headers: SANDBOX_CREDENTIALS.bistroNord,
+        note: 'Payment links are off here: updatePaymentRequest answers FEATURE_DISABLED.',
+      },
+    ],
+    variables: { date: SAMPLE.laTerrazza.busyDate(state) },
+  };
+}
+
+/** The sample values a README example may name, labelled as the banner prints them. */
+export function sampleValues(state: SandboxState): Array<[label: string, value: string]> {
+  const lt = SAMPLE.laTerrazza;
+  const tenant = state.tenants.laTerrazza;
+  const roomOf = (id: string) => tenant.revenue_centers.find((rc) => rc.id === id)?.name ?? '';
+  const table = tenant.tables.find((t) => t.id === lt.tableIds[0]);
+  return [
+    ['BUSY_DATE', `${lt.busyDate(state)}  (${lt.busyDateReservationCount} reservations at La Terrazza)`],
+    [`revenue center (${roomOf(lt.revenueCenterIds[0]!)})`, lt.revenueCenterIds[0]!],
+    [`table (${table?.name ?? ''}, ${roomOf(table?.revenue_center_id ?? '')})`, lt.tableIds[0]!],
+    ['check (open)', lt.openCheckId],
+    ['check (closed)', lt.closedCheckId],
+    ['reservation with that open check', lt.reservationWithCheckId],
+    ['payment request', lt.paymentRequestId],
+    ['payment request at Bistro Nord', SAMPLE.bistroNord.paymentRequestId],
+  ];
+}
+
+export function devBanner(options: { explorerUrl: string; reservationUrl: string; posUrl: string; state: SandboxState }): string {
+  const indent = (text: string) => text.replace(/^/gm, '    ');
+  const values = sampleValues(options.state);
+  const width = Math.max(...values.map(([label]) => label.length));
+  return [
+    '',
+    '  Tablegraph is running against the sandbox services.',
+    `  Explorer:  ${options.explorerUrl}  (Apollo Sandbox; offline, GraphiQL served by the gateway)`,
+    `  Simulated reservation service: ${options.reservationUrl}`,
+    `  Simulated POS service:         ${options.posUrl}`,
+    '',
+    '  Headers of the venue "La Terrazza" (pre-filled in the explorer):',
+    indent(JSON.stringify(SANDBOX_CREDENTIALS.laTerrazza, null, 2)),
+    '  Headers of the second venue "Bistro Nord" (payment links off: FEATURE_DISABLED; the explorer has a switch):',
+    indent(JSON.stringify(SANDBOX_CREDENTIALS.bistroNord, null, 2)),
+    '',
+    '  Sample values (the ids are the same on every start; the date moves with the clock):',
+    ...values.map(([label, value]) => `    ${label.padEnd(width)}  ${value}`),
+    '',
+    `  Try:  query { reservations(date: "${SAMPLE.laTerrazza.busyDate(options.state)}") { nodes { id date guestCount customer { firstName } check { alias summary { totalAmount } } } } }`,
+    '',
+  ].join('\n');
+}
