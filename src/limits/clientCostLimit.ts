@@ -23,6 +23,10 @@ export function clientCostLimitPlugin(options: ClientCostLimitPluginOptions): Ap
       const state = contextValue.client;
       if (!state) return;
       const { client } = state;
+      const record = () => {
+        state.actualUpstreamCalls = contextValue.upstreamCalls.length;
+        state.logFields.actualUpstreamCalls = String(contextValue.upstreamCalls.length);
+      };
       return {
         async didResolveOperation({ operation, document, schema, request }) {
           if (!operation) return;
@@ -45,10 +49,13 @@ export function clientCostLimitPlugin(options: ClientCostLimitPluginOptions): Ap
             );
           }
         },
-        async willSendResponse({ contextValue: ctx }) {
-          // Every call the request made, retries included: what the upstreams actually served.
-          state.actualUpstreamCalls = ctx.upstreamCalls.length;
-          state.logFields.actualUpstreamCalls = String(ctx.upstreamCalls.length);
+        // Every call the request made, retries included: what the upstreams actually served. Recorded as execution
+        // ends, before the request's log line is written (willSendResponse of the log plugin).
+        async executionDidStart() {
+          return { executionDidEnd: async () => record() };
+        },
+        async willSendResponse() {
+          record();
         },
       };
     },
