@@ -80,17 +80,21 @@ export const ClientsFileSchema = z
     clients: z.array(ClientEntry).default([]),
   })
   .strict()
-  .superRefine((file, ctx) => {
-    const names = new Set<string>();
-    const keys = new Set<string>();
-    file.clients.forEach((c, i) => {
-      if (names.has(c.name)) ctx.addIssue({ code: 'custom', path: ['clients', i, 'name'], message: 'is used by another client' });
-      names.add(c.name);
-      const key = c.keySha256?.toLowerCase();
-      if (key && keys.has(key)) ctx.addIssue({ code: 'custom', path: ['clients', i, 'keySha256'], message: 'is used by another client' });
-      if (key) keys.add(key);
-    });
-  });
+  .superRefine(
+    (file, ctx) => {
+      // Runs even when entries have problems of their own (`when`), so every problem is named in one pass.
+      const names = new Set<string>();
+      const keys = new Set<string>();
+      (Array.isArray(file.clients) ? file.clients : []).forEach((c: Partial<z.infer<typeof ClientEntry>> | undefined, i) => {
+        if (typeof c?.name === 'string' && names.has(c.name)) ctx.addIssue({ code: 'custom', path: ['clients', i, 'name'], message: 'is used by another client' });
+        if (typeof c?.name === 'string') names.add(c.name);
+        const key = typeof c?.keySha256 === 'string' ? c.keySha256.toLowerCase() : undefined;
+        if (key && keys.has(key)) ctx.addIssue({ code: 'custom', path: ['clients', i, 'keySha256'], message: 'is used by another client' });
+        if (key) keys.add(key);
+      });
+    },
+    { when: (payload) => typeof payload.value === 'object' && payload.value !== null },
+  );
 
 /** Reads and validates CLIENTS_FILE (JSON or YAML; YAML 1.2 reads JSON too); throws naming every problem at once. */
 export function loadClientsFile(path: string): ClientsDirectory {
