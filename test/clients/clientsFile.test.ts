@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clientsDirectory, DEFAULT_POLICIES, loadClientsFile } from '../../src/clients/clientsFile';
 import { ConfigError } from '../../src/config';
+import { spawnGateway } from '../support/gatewayProcess';
 
 const HASH = createHash('sha256').update('k').digest('hex');
 
@@ -79,4 +80,15 @@ describe('clientsFile', () => {
     expect(() => loadClientsFile('/nonexistent/clients.yaml')).toThrow(/CLIENTS_FILE: cannot be read \(ENOENT\)/);
     expect(() => loadClientsFile(fileWith('broken.yaml', 'clients: [\n'))).toThrow(/CLIENTS_FILE: is neither JSON nor YAML/);
   });
+
+  it('stops npm start with exit code 1, naming the problems of the file', async () => {
+    const gateway = spawnGateway('src/main.ts', {
+      RESERVATION_BASE_URL: 'http://127.0.0.1:9',
+      POS_BASE_URL: 'http://127.0.0.1:9',
+      PORT: '0',
+      CLIENTS_FILE: fileWith('clients.yaml', 'clients:\n  - name: acme\n    audience: partner\n'),
+    });
+    expect(await gateway.exited).toBe(1);
+    expect(gateway.stderr()).toContain('CLIENTS_FILE clients[0].keySha256: is required for a partner');
+  }, 20_000);
 });

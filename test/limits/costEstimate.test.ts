@@ -26,6 +26,10 @@ describe('estimateCost', () => {
     });
   });
 
+  it('costs the README\'s example day at 610', () => {
+    expect(estimate('{ reservations(date: "2026-01-01") { nodes { check { summary { totalAmount } } } } }')).toEqual({ cost: 610, upstreamCalls: 51 });
+  });
+
   it('takes perPage from variables, and its schema default when it is not given', () => {
     const query = 'query ($n: Int) { reservations(date: "2026-01-01", perPage: $n) { nodes { check { id } } } }';
     expect(estimate(query, { n: 3 }).upstreamCalls).toBe(4);
