@@ -8,6 +8,7 @@ export class ClientMetrics {
   private readonly decisions: Counter<'client' | 'decision'>;
   private readonly estimatedCost: Histogram<'client'>;
   private readonly estimatedCalls: Histogram<'client'>;
+  private readonly actualCost: Histogram<'client'>;
   private readonly upstreamCalls: Counter<'client'>;
 
   constructor(registry: Registry) {
@@ -32,6 +33,13 @@ export class ClientMetrics {
       buckets: [1, 2, 5, 10, 25, 50, 100, 150],
       registers,
     });
+    this.actualCost = new Histogram({
+      name: 'tablegraph_client_actual_cost',
+      help: 'Cost of what each operation actually returned (same weights, real list lengths), per client',
+      labelNames: ['client'],
+      buckets: [10, 50, 100, 250, 500, 1000, 2500, 5000, 10000],
+      registers,
+    });
     this.upstreamCalls = new Counter({
       name: 'tablegraph_client_upstream_calls_total',
       help: 'Upstream calls actually made, per client (what the per-minute budget counts)',
@@ -47,6 +55,10 @@ export class ClientMetrics {
   estimated(client: string, cost: number, upstreamCalls: number): void {
     this.estimatedCost.observe({ client }, cost);
     this.estimatedCalls.observe({ client }, upstreamCalls);
+  }
+
+  actual(client: string, cost: number): void {
+    this.actualCost.observe({ client }, cost);
   }
 
   called(client: string, upstreamCalls: number): void {

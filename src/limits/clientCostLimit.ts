@@ -3,6 +3,7 @@ import { GraphQLError, Kind, type DocumentNode, type OperationDefinitionNode, ty
 import type { ClientMetrics } from '../clients/clientMetrics';
 import type { GatewayContext } from '../context';
 import { ErrorCode } from '../errors/codes';
+import { actualCost } from './actualCost';
 import { estimateOnce } from './costEstimate';
 
 export interface ClientCostLimitPluginOptions {
@@ -54,8 +55,11 @@ export function clientCostLimitPlugin(options: ClientCostLimitPluginOptions): Ap
         async executionDidStart() {
           return { executionDidEnd: async () => record() };
         },
-        async willSendResponse() {
+        async willSendResponse({ response, document, operation, schema }) {
           record();
+          if (!document || !operation || response.body.kind !== 'single') return;
+          // For the metrics only: the request's log line is written before this (the log plugin comes first).
+          options.metrics.actual(client.name, actualCost({ schema, document, operation, data: response.body.singleResult.data }));
         },
       };
     },

@@ -177,6 +177,7 @@ describe('clientPolicyStep', () => {
       expect(metrics).toMatch(/tablegraph_client_requests_total\{client="acme",decision="allowed"\} \d+/);
       expect(metrics).toMatch(/tablegraph_client_requests_total\{client="frugal",decision="cost"\} 1/);
       expect(metrics).toMatch(/tablegraph_client_upstream_calls_total\{client="acme"\} \d+/);
+      expect(metrics).toMatch(/tablegraph_client_actual_cost_sum\{client="acme"\} [1-9]\d*/);
       expect(stack.logs.join('\n') + metrics).not.toContain(KEYS.acme);
     });
   });

@@ -1,4 +1,5 @@
 import { buildSchema, parse, type OperationDefinitionNode } from 'graphql';
+import { actualCost } from '../../src/limits/actualCost';
 import { readCostDirectives } from '../../src/limits/costDirectives';
 import { DEFAULT_LIST_SIZE, estimateCost } from '../../src/limits/costEstimate';
 import { SAMPLE } from '../../src/sandbox';
@@ -63,6 +64,14 @@ describe('estimateCost', () => {
     const bad = buildSchema(`directive @cost(weight: String!) on FIELD_DEFINITION
       type Query { a: Int @cost(weight: "ten") }`);
     expect(() => readCostDirectives(bad)).toThrow(/Query\.a @cost: weight must be a non-negative number/);
+  });
+
+  it('costs what was actually returned by the same weights, with the real list lengths', () => {
+    const document = parse('{ c: check(id: "x") { id items { id } } r: reservations(date: "2026-01-01") { nodes { ...R } } } fragment R on Reservation { check { id } }');
+    const operation = document.definitions[0] as OperationDefinitionNode;
+    const data = { c: { id: 'x', items: [{ id: '1' }, { id: '2' }, { id: '3' }] }, r: { nodes: [{ check: { id: 'y' } }, { check: null }] } };
+    // check 10 + 3 items; reservations 10 + 2 reservations (1 each) + their check fields (10 each).
+    expect(actualCost({ schema, document, operation, data })).toBe(13 + 10 + 2 * (1 + 10));
   });
 
   describe('against the sandbox', () => {
