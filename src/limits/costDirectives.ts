@@ -55,13 +55,14 @@ export function costDirectivesOf(schema: GraphQLSchema): CostDirectives {
 
 /** Reads every `@cost` and `@listSize` of the schema; throws naming each directive whose arguments are wrong. */
 export function readCostDirectives(schema: GraphQLSchema): CostDirectives {
-  const fields = new Map<string, FieldCost>();
-  const types = new Map<string, number>();
+  // Keyed by the schema's own objects: the estimator looks up every selected field, so no key strings are built.
+  const fields = new Map<GraphQLField<unknown, unknown>, FieldCost>();
+  const types = new Map<GraphQLNamedType, number>();
   const problems: string[] = [];
   for (const type of Object.values(schema.getTypeMap())) {
     if (type.name.startsWith('__')) continue;
     const typeCost = costOf(type.astNode?.directives, type.name, problems);
-    if (typeCost !== undefined) types.set(type.name, typeCost);
+    types.set(type, typeCost ?? (isCompositeType(type) ? 1 : 0));
     if (!('getFields' in type) || isInputType(type)) continue;
     for (const field of Object.values(type.getFields())) {
       const where = `${type.name}.${field.name}`;
@@ -71,14 +72,14 @@ export function readCostDirectives(schema: GraphQLSchema): CostDirectives {
         if (weight !== undefined) argumentWeights.set(arg.name, weight);
       }
       const listSize = listSizeOf(field.astNode?.directives, where, problems);
-      fields.set(where, { weight: costOf(field.astNode?.directives, where, problems), argumentWeights, ...(listSize ? { listSize } : {}) });
+      fields.set(field, { weight: costOf(field.astNode?.directives, where, problems), argumentWeights, ...(listSize ? { listSize } : {}) });
     }
   }
   if (problems.length > 0) throw new Error(`Invalid cost directives in the schema:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   const none: FieldCost = { argumentWeights: new Map() };
   return {
-    field: (parent, field) => fields.get(`${parent.name}.${field.name}`) ?? none,
-    typeWeight: (type) => types.get(type.name) ?? (isCompositeType(getNamedType(type)) ? 1 : 0),
+    field: (_parent, field) => fields.get(field) ?? none,
+    typeWeight: (type) => types.get(type) ?? (isCompositeType(getNamedType(type)) ? 1 : 0),
   };
 }
 

@@ -26,6 +26,8 @@ export interface CostEstimate {
   upstreamCalls: number;
 }
 
+const NONE_SIZED: ReadonlyMap<string, number> = new Map();
+
 /** A list field without `@listSize` (a check's items, say) is assumed to hold this many elements. */
 export const DEFAULT_LIST_SIZE = 10;
 
@@ -64,7 +66,7 @@ export function estimateCost(input: EstimateInput): CostEstimate {
     variables: input.variables ?? {},
     defaultListSize: input.defaultListSize ?? DEFAULT_LIST_SIZE,
   };
-  return selectionSetCost(input.operation.selectionSet, root, new Map(), walk);
+  return selectionSetCost(input.operation.selectionSet, root, NONE_SIZED, walk);
 }
 
 /** The operation's estimate, computed once per request however many plugins ask (keyed by Apollo's request object). */
@@ -113,7 +115,7 @@ function fieldCost(node: FieldNode, parent: GraphQLCompositeType, sized: Readonl
   let argumentCost = 0;
   for (const arg of node.arguments ?? []) argumentCost += directives.argumentWeights.get(arg.name.value) ?? 0;
 
-  let childSized: ReadonlyMap<string, number> = new Map();
+  let childSized = NONE_SIZED;
   let ownSize: number | undefined;
   if (directives.listSize) {
     const size = sliceSize(directives.listSize, field, node, walk);
