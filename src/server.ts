@@ -62,7 +62,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
     limits,
     logger,
     metrics,
-    context: (request) => Promise.resolve(createContext({ config, logger, upstreams, metrics }, { ...request, client: clients?.stateOf(request) })),
+    context: (request) => Promise.resolve(createContext({ config, logger, upstreams, metrics }, clients ? { ...request, client: clients.stateOf(request) } : request)),
+    // The client step first: identity and budgets before any other work, and it must see the body as the client sent
+    // it (before a step that expands trusted-document ids into text).
     steps: [...(clients ? [clients.step] : [])],
   });
   const server = createServer((req, res) => {
