@@ -63,6 +63,8 @@ export const ConfigSchema = z.object({
   APQ_CACHE_MAX_BYTES: int(10 * 1024 * 1024, 1024),
   APQ_TTL_SECONDS: int(86_400, 1),
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
+  CLIENTS_FILE: z.string().min(1).optional(),
+  RATE_LIMIT_LOCAL_SHARE_OF: int(1, 1),
 }).superRefine((e, ctx) => {
   if (e.BREAKER_MINIMUM_CALLS > e.BREAKER_WINDOW_SIZE) {
     ctx.addIssue({ code: 'custom', path: ['BREAKER_MINIMUM_CALLS'], message: `must not exceed BREAKER_WINDOW_SIZE (${e.BREAKER_WINDOW_SIZE})` });
@@ -96,6 +98,11 @@ export type Config = Readonly<{
   persistedQueries: Readonly<{ maxBytes: number; ttlSeconds: number }>;
   /** Shared state across replicas (persisted queries, idempotency records, rate budgets) goes here when set. */
   redisUrl?: string;
+  /**
+   * Client identity and policies (src/clients): the clients file's path, and the share of each limit a replica
+   * enforces alone while Redis is unreachable (1 ÷ localShareOf).
+   */
+  clients: Readonly<{ file?: string; localShareOf: number }>;
 }>;
 
 export type QueryLimits = Readonly<{
@@ -187,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     execution: { minUses: e.JIT_MIN_USES, maxCompiledDocuments: e.JIT_MAX_DOCUMENTS, documentCacheMaxBytes: e.DOCUMENT_CACHE_MAX_BYTES },
     persistedQueries: { maxBytes: e.APQ_CACHE_MAX_BYTES, ttlSeconds: e.APQ_TTL_SECONDS },
     redisUrl: e.REDIS_URL,
+    clients: { file: e.CLIENTS_FILE, localShareOf: e.RATE_LIMIT_LOCAL_SHARE_OF },
   });
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type DataLoader from 'dataloader';
+import type { ClientRequestState } from './clients/state';
 import type { Config } from './config';
 import { ServiceCredentials } from './credentials';
 import { checkById } from './loaders/checkById';
@@ -30,6 +31,8 @@ export interface GatewayContext {
   upstreamCalls: UpstreamCallRecord[];
   /** What the HTTP-layer policies add to the request's log line (src/http/graphqlRoute.ts). */
   logFields: Readonly<Record<string, string>>;
+  /** The calling client and its policy (src/clients), when a clients file is loaded. */
+  client?: ClientRequestState;
 }
 
 /** A request id from the client is kept only when it is well-formed; otherwise one is made. */
@@ -57,6 +60,8 @@ export interface ContextRequest {
   requestId: string;
   /** The request's log-line fields, shared with the HTTP layer; none in unit tests. */
   logFields?: Readonly<Record<string, string>>;
+  /** The calling client, when a clients file is loaded. */
+  client?: ClientRequestState;
 }
 
 export function createContext(deps: ContextDeps, request: ContextRequest): GatewayContext {
@@ -84,5 +89,6 @@ export function createContext(deps: ContextDeps, request: ContextRequest): Gatew
     loaders: { checkById: checkById(pos, deps.config.checkLoaderConcurrency, (size) => deps.metrics?.observeLoaderBatch('checkById', size)) },
     upstreamCalls,
     logFields: request.logFields ?? {},
+    client: request.client,
   };
 }

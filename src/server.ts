@@ -2,6 +2,7 @@ import type { ApolloServer } from '@apollo/server';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createApolloServer } from './apolloServer';
 import { createPersistedQueryCache } from './apq/cache';
+import { createClientPolicies } from './clients';
 import type { Config } from './config';
 import { createContext, type GatewayContext, type Upstreams } from './context';
 import { explorerRoute, type ExplorerOptions } from './http/explorer';
@@ -54,7 +55,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
   // The one Redis connection of this process, for every policy shared across replicas (src/redis/connection.ts).
   const redis = config.redisUrl ? openRedisConnection({ url: config.redisUrl, logger }) : undefined;
   const persistedQueries = createPersistedQueryCache({ maxBytes: config.persistedQueries.maxBytes, redis });
-  const apollo = createApolloServer({ config, logger, metrics, persistedQueries });
+  // Client identity, rate limits and cost per client (src/clients), when CLIENTS_FILE is set; validated here, at start.
+  const clients = createClientPolicies(config, { metrics, redis });
+  const apollo = createApolloServer({ config, logger, metrics, persistedQueries, plugins: clients ? [clients.plugin] : [] });
 
   const lifecycle = new ServerLifecycle();
   const graphql = graphqlRoute({
@@ -62,8 +65,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
     limits,
     logger,
     metrics,
-    context: (request) => Promise.resolve(createContext({ config, logger, upstreams, metrics }, request)),
-    steps: [],
+    context: (request) => Promise.resolve(createContext({ config, logger, upstreams, metrics }, clients ? { ...request, client: clients.stateOf(request) } : request)),
+    // The client step first: identity and budgets before any other work, and it must see the body as the client sent
+    // it (before a step that expands trusted-document ids into text).
+    steps: [...(clients ? [clients.step] : [])],
   });
   const explorer = explorerRoute({ ...deps.explorer, enabled: config.env !== 'production' });
   const server = createServer((req, res) => {

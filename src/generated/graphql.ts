@@ -1036,6 +1036,21 @@ export type ResolversParentTypes = {
   UpdatePaymentRequestPayload: Omit<UpdatePaymentRequestPayload, 'paymentRequest'> & { paymentRequest: ResolversParentTypes['PaymentRequest'] };
 };
 
+export type CostDirectiveArgs = {
+  weight: Scalars['String']['input'];
+};
+
+export type CostDirectiveResolver<Result, Parent, ContextType = GatewayContext, Args = CostDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
+
+export type ListSizeDirectiveArgs = {
+  assumedSize?: Maybe<Scalars['Int']['input']>;
+  requireOneSlicingArgument?: Maybe<Scalars['Boolean']['input']>;
+  sizedFields?: Maybe<Array<Scalars['String']['input']>>;
+  slicingArguments?: Maybe<Array<Scalars['String']['input']>>;
+};
+
+export type ListSizeDirectiveResolver<Result, Parent, ContextType = GatewayContext, Args = ListSizeDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
+
 export type CheckResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Check'] = ResolversParentTypes['Check']> = {
   alias?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   businessDate?: Resolver<Maybe<ResolversTypes['Date']>, ParentType, ContextType>;
@@ -1425,3 +1440,7 @@ export type Resolvers<ContextType = GatewayContext> = {
   UpdatePaymentRequestPayload?: UpdatePaymentRequestPayloadResolvers<ContextType>;
 };
 
+export type DirectiveResolvers<ContextType = GatewayContext> = {
+  cost?: CostDirectiveResolver<any, any, ContextType>;
+  listSize?: ListSizeDirectiveResolver<any, any, ContextType>;
+};

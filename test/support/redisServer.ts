@@ -12,9 +12,9 @@ export function hasRedisServer(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
-/** Starts a real, throwaway redis-server on a free loopback port, without persistence. */
-export async function startRedisServer(): Promise<RedisServer> {
-  const port = await freePort();
+/** Starts a real, throwaway redis-server on a free loopback port (or `port`, to bring one back), without persistence. */
+export async function startRedisServer(options: { port?: number } = {}): Promise<RedisServer> {
+  const port = options.port ?? (await freePort());
   const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   await waitForPort(port, 5000);
   let exited = false;

@@ -1,0 +1,138 @@
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RedisConnection } from '../redis/connection';
+import type { ClientPolicy, KnownClient } from './clientsFile';
+
+/** One quota as the RateLimit headers tell it: its policy and where the caller stands. */
+export interface QuotaState {
+  /** The policy's name in `RateLimit-Policy` and `RateLimit`. */
+  readonly name: 'requests' | 'upstream-calls';
+  readonly quota: number;
+  readonly windowSeconds: number;
+  readonly remaining: number;
+  /** Seconds until quota comes back (0 when nothing is spent). */
+  readonly resetSeconds: number;
+}
+
+export type TakeResult =
+  | { allowed: true; quotas: QuotaState[] }
+  | { allowed: false; reason: 'rate_limited' | 'upstream_budget'; retryAfterSeconds: number; quotas: QuotaState[] };
+
+export interface ClientBudgetsOptions {
+  clients: readonly KnownClient[];
+  /** THE Redis connection (src/redis/connection.ts): with it, one budget per client across every replica. */
+  redis?: RedisConnection;
+  /**
+   * While Redis is unreachable each replica enforces this fraction of every limit locally (its share), never
+   * unlimited; 1 ÷ RATE_LIMIT_LOCAL_SHARE_OF. Default 1 (the whole limit: a single replica).
+   */
+  localShareOf?: number;
+  /** Prefix of the Redis keys. Default `tablegraph:rl`. */
+  keyPrefix?: string;
+}
+
+/** The window holding `burst` requests at `requestsPerSecond` (whole seconds, as the RateLimit headers count). */
+export function requestWindowSeconds(policy: Pick<ClientPolicy, 'burst' | 'requestsPerSecond'>): number {
+  return Math.max(1, Math.ceil(policy.burst / policy.requestsPerSecond));
+}
+
+interface ClientLimiters {
+  requests: RateLimiterAbstract;
+  upstreamCalls: RateLimiterAbstract;
+  requestQuota: number;
+  requestWindow: number;
+  callQuota: number;
+}
+
+/**
+ * Every client's two budgets (requests in a window, upstream calls per minute), as rate-limiter-flexible fixed
+ * windows: in Redis, atomically, when a connection is given (shared by every replica), with an in-memory insurance
+ * limiter holding the replica's share that answers whenever Redis does not (a refused or timed-out command, a
+ * connection not ready), so Redis being gone neither fails a request nor lifts the limit; the next command that
+ * succeeds is back on the shared budget. Without Redis, in memory: per process.
+ */
+export class ClientBudgets {
+  private readonly limiters = new Map<string, ClientLimiters>();
+
+  constructor(options: ClientBudgetsOptions) {
+    const share = Math.max(1, options.localShareOf ?? 1);
+    const prefix = options.keyPrefix ?? 'tablegraph:rl';
+    for (const client of options.clients) {
+      const requestWindow = requestWindowSeconds(client.policy);
+      const make = (kind: string, points: number, duration: number): RateLimiterAbstract => {
+        const keyPrefix = `${prefix}:${kind}:${client.name}`;
+        if (!options.redis) return new RateLimiterMemory({ keyPrefix, points, duration });
+        return new RateLimiterRedis({
+          storeClient: options.redis.client,
+          keyPrefix,
+          points,
+          duration,
+          rejectIfRedisNotReady: true,
+          insuranceLimiter: new RateLimiterMemory({ keyPrefix: `${keyPrefix}:local`, points: Math.max(1, Math.floor(points / share)), duration }),
+        });
+      };
+      this.limiters.set(client.name, {
+        requests: make('req', client.policy.burst, requestWindow),
+        upstreamCalls: make('calls', client.policy.upstreamCallsPerMinute, 60),
+        requestQuota: client.policy.burst,
+        requestWindow,
+        callQuota: client.policy.upstreamCallsPerMinute,
+      });
+    }
+  }
+
+  /** Takes one request from the client's budget and checks that its upstream-call budget is not spent. */
+  async take(client: KnownClient, key: string): Promise<TakeResult> {
+    const l = this.of(client);
+    let requests: QuotaState;
+    try {
+      requests = this.state('requests', l.requestQuota, l.requestWindow, await l.requests.consume(key, 1));
+    } catch (refusal) {
+      const res = asRes(refusal);
+      const quotas = [this.state('requests', l.requestQuota, l.requestWindow, res), await this.callsState(l, key)];
+      return { allowed: false, reason: 'rate_limited', retryAfterSeconds: retryAfter(res), quotas };
+    }
+    const callsRes = await l.upstreamCalls.get(key);
+    const calls = this.state('upstream-calls', l.callQuota, 60, callsRes);
+    if (calls.remaining <= 0) return { allowed: false, reason: 'upstream_budget', retryAfterSeconds: retryAfter(callsRes), quotas: [requests, calls] };
+    return { allowed: true, quotas: [requests, calls] };
+  }
+
+  /** Counts the upstream calls a request made (after execution: they happened, whatever the budget says now). */
+  async charge(client: KnownClient, key: string, calls: number): Promise<QuotaState> {
+    const l = this.of(client);
+    if (calls <= 0) return this.callsState(l, key);
+    return this.state('upstream-calls', l.callQuota, 60, await l.upstreamCalls.penalty(key, calls));
+  }
+
+  private async callsState(l: ClientLimiters, key: string): Promise<QuotaState> {
+    return this.state('upstream-calls', l.callQuota, 60, await l.upstreamCalls.get(key));
+  }
+
+  private of(client: KnownClient): ClientLimiters {
+    const l = this.limiters.get(client.name);
+    if (!l) throw new Error(`no budgets for client ${client.name}`);
+    return l;
+  }
+
+  private state(name: QuotaState['name'], quota: number, windowSeconds: number, res: RateLimiterRes | null): QuotaState {
+    // The limiter's own remaining points are those of whichever store answered (Redis, or the local share).
+    const consumed = res?.consumedPoints ?? 0;
+    return {
+      name,
+      quota,
+      windowSeconds,
+      remaining: Math.max(0, Math.min(quota - consumed, res?.remainingPoints ?? quota)),
+      resetSeconds: res && consumed > 0 ? Math.max(0, Math.ceil(res.msBeforeNext / 1000)) : 0,
+    };
+  }
+}
+
+function asRes(refusal: unknown): RateLimiterRes {
+  // With an insurance limiter, a store error never reaches here; anything else than a refusal is a fault of ours.
+  if (refusal instanceof RateLimiterRes) return refusal;
+  throw refusal;
+}
+
+function retryAfter(res: RateLimiterRes | null): number {
+  return Math.max(1, Math.ceil((res?.msBeforeNext ?? 1000) / 1000));
+}

@@ -1,0 +1,34 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import type { Config } from '../config';
+import type { GatewayContext } from '../context';
+import type { GraphqlRequest, GraphqlStep } from '../http/graphqlRoute';
+import { clientCostLimitPlugin } from '../limits/clientCostLimit';
+import type { GatewayMetrics } from '../observability/metrics';
+import type { RedisConnection } from '../redis/connection';
+import { ClientBudgets } from './budgets';
+import { ClientMetrics } from './clientMetrics';
+import { loadClientsFile } from './clientsFile';
+import { clientPolicyStep } from './clientPolicyStep';
+import type { ClientRequestState } from './state';
+
+/** The client policies of one gateway: the /graphql step, the Apollo plugin, and the state they share per request. */
+export interface ClientPolicies {
+  step: GraphqlStep;
+  plugin: ApolloServerPlugin<GatewayContext>;
+  /** The admitted request's client, for its context. */
+  stateOf(request: GraphqlRequest): ClientRequestState | undefined;
+}
+
+/** Without CLIENTS_FILE: undefined, and every caller is served as before. The file is read and validated here, at start. */
+export function createClientPolicies(config: Config, deps: { metrics: GatewayMetrics; redis?: RedisConnection }): ClientPolicies | undefined {
+  if (!config.clients.file) return undefined;
+  const directory = loadClientsFile(config.clients.file);
+  const metrics = new ClientMetrics(deps.metrics.registry);
+  const budgets = new ClientBudgets({ clients: directory.all, redis: deps.redis, localShareOf: config.clients.localShareOf });
+  const states = new WeakMap<GraphqlRequest, ClientRequestState>();
+  return {
+    step: clientPolicyStep({ directory, budgets, metrics, states }),
+    plugin: clientCostLimitPlugin({ metrics }),
+    stateOf: (request) => states.get(request),
+  };
+}

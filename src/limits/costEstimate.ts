@@ -1,0 +1,156 @@
+import {
+  GraphQLError,
+  Kind,
+  getNamedType,
+  getNullableType,
+  isAbstractType,
+  isCompositeType,
+  isListType,
+  valueFromAST,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  type GraphQLField,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
+import { costDirectivesOf, type CostDirectives, type ListSize } from './costDirectives';
+
+/** An operation's estimate, before execution: an upper bound (the check loader's de-duplication can only lower it). */
+export interface CostEstimate {
+  /** The spec's cost: weights of what may be resolved, lists multiplied by their size. */
+  cost: number;
+  /** Upstream calls the operation may cause: resolutions of fields that carry `@cost` (the schema's convention). */
+  upstreamCalls: number;
+}
+
+const NONE_SIZED: ReadonlyMap<string, number> = new Map();
+
+/** A list field without `@listSize` (a check's items, say) is assumed to hold this many elements. */
+export const DEFAULT_LIST_SIZE = 10;
+
+export interface EstimateInput {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+  variables?: Record<string, unknown>;
+  /** Size of lists without `@listSize`. Default DEFAULT_LIST_SIZE. */
+  defaultListSize?: number;
+}
+
+interface Walk {
+  schema: GraphQLSchema;
+  directives: CostDirectives;
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>;
+  variables: Record<string, unknown>;
+  defaultListSize: number;
+}
+
+/** Estimates an operation from the schema's `@cost` and `@listSize` directives (GraphQL Cost Directives spec). */
+export function estimateCost(input: EstimateInput): CostEstimate {
+  const root =
+    input.operation.operation === 'mutation'
+      ? input.schema.getMutationType()
+      : input.operation.operation === 'subscription'
+        ? input.schema.getSubscriptionType()
+        : input.schema.getQueryType();
+  if (!root) return { cost: 0, upstreamCalls: 0 };
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of input.document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  const walk: Walk = {
+    schema: input.schema,
+    directives: costDirectivesOf(input.schema),
+    fragments,
+    variables: input.variables ?? {},
+    defaultListSize: input.defaultListSize ?? DEFAULT_LIST_SIZE,
+  };
+  return selectionSetCost(input.operation.selectionSet, root, NONE_SIZED, walk);
+}
+
+/** The operation's estimate, computed once per request however many plugins ask (keyed by Apollo's request object). */
+const estimates = new WeakMap<object, CostEstimate>();
+
+export function estimateOnce(request: object, input: EstimateInput): CostEstimate {
+  let estimate = estimates.get(request);
+  if (!estimate) {
+    estimate = estimateCost(input);
+    estimates.set(request, estimate);
+  }
+  return estimate;
+}
+
+/**
+ * `sized`: the list sizes a parent's `@listSize(sizedFields:)` hands to fields of this selection (a page's `nodes`).
+ * Fields under an abstract type's fragments are summed, an upper bound of the spec's maximum.
+ */
+function selectionSetCost(selectionSet: SelectionSetNode, parent: GraphQLCompositeType, sized: ReadonlyMap<string, number>, walk: Walk): CostEstimate {
+  const total = { cost: 0, upstreamCalls: 0 };
+  for (const selection of selectionSet.selections) {
+    let part: CostEstimate;
+    if (selection.kind === Kind.FIELD) {
+      part = fieldCost(selection, parent, sized, walk);
+    } else {
+      const fragment = selection.kind === Kind.FRAGMENT_SPREAD ? walk.fragments.get(selection.name.value) : selection;
+      if (!fragment) continue;
+      const condition = fragment.typeCondition ? walk.schema.getType(fragment.typeCondition.name.value) : parent;
+      if (!condition || !isCompositeType(condition)) continue;
+      part = selectionSetCost(fragment.selectionSet, condition, sized, walk);
+    }
+    total.cost += part.cost;
+    total.upstreamCalls += part.upstreamCalls;
+  }
+  return total;
+}
+
+function fieldCost(node: FieldNode, parent: GraphQLCompositeType, sized: ReadonlyMap<string, number>, walk: Walk): CostEstimate {
+  // Introspection and __typename cost nothing; a union has no fields of its own.
+  if (node.name.value.startsWith('__') || isAbstractType(parent) && !('getFields' in parent)) return { cost: 0, upstreamCalls: 0 };
+  const field = 'getFields' in parent ? parent.getFields()[node.name.value] : undefined;
+  if (!field) return { cost: 0, upstreamCalls: 0 };
+  const directives = walk.directives.field(parent, field);
+  const type = getNamedType(field.type);
+  const typeWeight = walk.directives.typeWeight(type);
+  let argumentCost = 0;
+  for (const arg of node.arguments ?? []) argumentCost += directives.argumentWeights.get(arg.name.value) ?? 0;
+
+  let childSized = NONE_SIZED;
+  let ownSize: number | undefined;
+  if (directives.listSize) {
+    const size = sliceSize(directives.listSize, field, node, walk);
+    if (directives.listSize.sizedFields.length > 0) childSized = new Map(directives.listSize.sizedFields.map((f) => [f, size]));
+    else ownSize = size;
+  }
+  const children = node.selectionSet && isCompositeType(type) ? selectionSetCost(node.selectionSet, type, childSized, walk) : { cost: 0, upstreamCalls: 0 };
+  const ownCall = directives.weight === undefined ? 0 : 1;
+  if (isListType(getNullableType(field.type))) {
+    // The field resolves once (its own weight, its own upstream call); each element weighs its type plus its selection.
+    const size = sized.get(field.name) ?? ownSize ?? walk.defaultListSize;
+    return {
+      cost: (directives.weight ?? 0) + argumentCost + size * (typeWeight + children.cost),
+      upstreamCalls: ownCall + size * children.upstreamCalls,
+    };
+  }
+  return { cost: (directives.weight ?? typeWeight) + argumentCost + children.cost, upstreamCalls: ownCall + children.upstreamCalls };
+}
+
+/** The size a `@listSize` gives: the largest slicing argument given (or defaulted), else `assumedSize`, else the default. */
+function sliceSize(listSize: ListSize, field: GraphQLField<unknown, unknown>, node: FieldNode, walk: Walk): number {
+  const sizes: number[] = [];
+  for (const name of listSize.slicingArguments) {
+    const def = field.args.find((a) => a.name === name);
+    if (!def) continue;
+    const given = node.arguments?.find((a) => a.name.value === name);
+    const value = given ? valueFromAST(given.value, def.type, walk.variables) : def.defaultValue;
+    if (typeof value === 'number') sizes.push(Math.max(0, value));
+  }
+  if (listSize.requireOneSlicingArgument && listSize.slicingArguments.length > 0 && sizes.length !== 1) {
+    throw new GraphQLError(`Give exactly one of ${listSize.slicingArguments.join(', ')} to ${field.name}`, {
+      nodes: [node],
+      extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } },
+    });
+  }
+  if (sizes.length > 0) return Math.max(...sizes);
+  return listSize.assumedSize ?? walk.defaultListSize;
+}
