@@ -13,6 +13,7 @@ const CLEANUP_GRACE_MS = 10_000;
  */
 export async function runGateway(config: Config, options: { pretty?: boolean } = {}): Promise<Gateway> {
   const logger = createLogger({ level: config.logLevel, pretty: options.pretty });
+  for (const warning of config.warnings) logger.warn(warning);
   const tracing = startTracing(config.tracing);
   const gateway = createGateway({ config, logger });
   await new Promise<void>((resolve, reject) => {

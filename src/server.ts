@@ -11,6 +11,7 @@ import type { Config, UpstreamConfig } from './config';
 import { createContext, requestIdFrom, type GatewayContext, type Upstreams } from './context';
 import { createFormatError, type ServiceName, type UpstreamError } from './errors';
 import { BodyTooLargeError, readBody } from './http/body';
+import { limitConnections } from './http/connectionLimits';
 import { ServerLifecycle, type LifecycleState } from './http/lifecycle';
 import { metricsPlugin } from './http/metricsPlugin';
 import { opsRoutes } from './http/opsRoutes';
@@ -141,6 +142,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       else res.destroy();
     });
   });
+  limitConnections(server, config.connectionLimits);
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://gateway.invalid');
