@@ -11,7 +11,7 @@ import type { Config, UpstreamConfig } from './config';
 import { createContext, requestIdFrom, type GatewayContext, type Upstreams } from './context';
 import { createFormatError, type ServiceName, type UpstreamError } from './errors';
 import { BodyTooLargeError, readBody } from './http/body';
-import { limitConnections } from './http/connectionLimits';
+import { cutWhileArriving, limitConnections } from './http/connectionLimits';
 import { ServerLifecycle, type LifecycleState } from './http/lifecycle';
 import { metricsPlugin } from './http/metricsPlugin';
 import { opsRoutes } from './http/opsRoutes';
@@ -137,6 +137,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const server = createServer((req, res) => {
     lifecycle.track(res);
     route(req, res).catch((err: unknown) => {
+      if (cutWhileArriving(req, err)) return logger.debug('connection closed before its request arrived');
       logger.error({ err }, 'request handling failed');
       if (!res.headersSent) sendJson(res, 500, { errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
       else res.destroy();

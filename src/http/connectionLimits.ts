@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 
 /**
  * What the gateway's HTTP server allows one client connection. Node's own defaults give a client 60 s to send its
@@ -47,4 +47,12 @@ export function limitConnections(server: Server, limits: ConnectionLimits): void
 /** A quarter of the shortest timeout, between 10 ms and 1 s: late by at most a quarter, never busy. */
 export function checkingIntervalMs(limits: Pick<ConnectionLimits, 'headersTimeoutMs' | 'requestTimeoutMs'>): number {
   return Math.min(1000, Math.max(10, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4)));
+}
+
+/**
+ * Whether reading a request failed because its connection was cut before the request had arrived: the client left,
+ * or the request timeout closed it. Nobody is left to answer, and it is no fault of the gateway's.
+ */
+export function cutWhileArriving(req: IncomingMessage, err: unknown): boolean {
+  return req.destroyed && !req.complete && typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'ECONNRESET';
 }
