@@ -53,7 +53,8 @@ export interface ResilienceOptions {
 const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
 
 /**
- * The resilience policies of one upstream, composed once per service (cockatiel):
+ * The resilience policies of one upstream, composed once per service (cockatiel's retry and bulkhead, and a breaker
+ * of our own, src/upstreams/circuitBreaker.ts):
  * retry (GETs only, full-jitter backoff, Retry-After, a retry budget, within the request's deadline)
  * → circuit breaker (a failure ratio over a time window with a minimum of calls; bounded half-open probes)
  * → bulkhead (bounded concurrency with a bounded queue; overload is shed at once).
