@@ -44,7 +44,7 @@ interface Ticket {
  *   probes' failure ratio can no longer reach `failureRatio`, and reopens as soon as it has reached it.
  * Which errors are failures is the caller's `classify`: an "ignored" call (the caller's own deadline, a shed call)
  * says nothing about the upstream and is not counted at all; while half-open it gives its probe slot back.
- * Not cockatiel's: its half-open state lets exactly one probe decide (a coin toss at 10 % faults), and its
+ * Not cockatiel's: its half-open state lets exactly one probe decide (at 10 % faults it fails one time in ten), and its
  * SamplingBreaker asks for a minimum rate rather than a minimum number of calls.
  */
 export class SamplingCircuitBreaker {
