@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { UpstreamHttpOptions } from './upstreams/http';
 import type { BreakerOptions, BulkheadOptions, RetryOptions } from './upstreams/resilience';
+import type { ConnectionLimits } from './http/connectionLimits';
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 const bool = (def: boolean) =>
@@ -40,10 +41,11 @@ export const ConfigSchema = z.object({
   UPSTREAM_RETRY_AFTER_MAX_MS: int(2000),
   UPSTREAM_RETRY_BUDGET_RATIO: ratio(0.1),
   UPSTREAM_RETRY_BUDGET_MIN_PER_SECOND: int(1),
-  BREAKER_CONSECUTIVE_FAILURES: int(5, 1),
+  BREAKER_CONSECUTIVE_FAILURES: int(0),
   BREAKER_FAILURE_RATIO: openRatio(0.5),
-  BREAKER_WINDOW_SIZE: int(20, 1),
-  BREAKER_MINIMUM_CALLS: int(10, 1),
+  /** Retired: the window is a time span now (BREAKER_WINDOW_MS). Still accepted, so a deployment setting it starts. */
+  BREAKER_WINDOW_SIZE: z.coerce.number().int().min(1).optional(),
+  BREAKER_MINIMUM_CALLS: int(50, 1),
   BREAKER_HALF_OPEN_AFTER_MS: int(10_000, 1),
   UPSTREAM_MAX_CONCURRENT: int(128, 1),
   UPSTREAM_MAX_QUEUED: int(2048),
@@ -65,9 +67,17 @@ export const ConfigSchema = z.object({
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
   CLIENTS_FILE: z.string().min(1).optional(),
   RATE_LIMIT_LOCAL_SHARE_OF: int(1, 1),
+  BREAKER_WINDOW_MS: int(10_000, 100),
+  BREAKER_HALF_OPEN_PROBES: int(10, 1),
+  SERVER_HEADERS_TIMEOUT_MS: int(5000, 1),
+  SERVER_REQUEST_TIMEOUT_MS: int(30_000, 1),
+  SERVER_KEEP_ALIVE_TIMEOUT_MS: int(5000, 1),
+  SERVER_MAX_REQUESTS_PER_SOCKET: int(1000),
+  SERVER_MAX_HEADER_BYTES: int(16 * 1024, 1024),
+  SERVER_MAX_CONNECTIONS: int(4096, 1),
 }).superRefine((e, ctx) => {
-  if (e.BREAKER_MINIMUM_CALLS > e.BREAKER_WINDOW_SIZE) {
-    ctx.addIssue({ code: 'custom', path: ['BREAKER_MINIMUM_CALLS'], message: `must not exceed BREAKER_WINDOW_SIZE (${e.BREAKER_WINDOW_SIZE})` });
+  if (e.SERVER_HEADERS_TIMEOUT_MS > e.SERVER_REQUEST_TIMEOUT_MS) {
+    ctx.addIssue({ code: 'custom', path: ['SERVER_HEADERS_TIMEOUT_MS'], message: `must not exceed SERVER_REQUEST_TIMEOUT_MS (${e.SERVER_REQUEST_TIMEOUT_MS})` });
   }
 });
 
@@ -103,6 +113,10 @@ export type Config = Readonly<{
    * enforces alone while Redis is unreachable (1 ÷ localShareOf).
    */
   clients: Readonly<{ file?: string; localShareOf: number }>;
+  /** What the gateway's own HTTP server allows a client connection (src/http/connectionLimits.ts). */
+  connectionLimits: ConnectionLimits;
+  /** Settings accepted but without effect (retired), for a warning at start. */
+  warnings: readonly string[];
 }>;
 
 export type QueryLimits = Readonly<{
@@ -158,11 +172,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         budgetMinPerSecond: e.UPSTREAM_RETRY_BUDGET_MIN_PER_SECOND,
       },
       breaker: {
-        consecutiveFailures: e.BREAKER_CONSECUTIVE_FAILURES,
         failureRatio: e.BREAKER_FAILURE_RATIO,
-        windowSize: e.BREAKER_WINDOW_SIZE,
+        windowMs: e.BREAKER_WINDOW_MS,
         minimumCalls: e.BREAKER_MINIMUM_CALLS,
         halfOpenAfterMs: e.BREAKER_HALF_OPEN_AFTER_MS,
+        halfOpenProbes: e.BREAKER_HALF_OPEN_PROBES,
+        consecutiveFailures: e.BREAKER_CONSECUTIVE_FAILURES,
       },
       bulkhead: { maxConcurrent: e.UPSTREAM_MAX_CONCURRENT, maxQueued: e.UPSTREAM_MAX_QUEUED },
     },
@@ -195,6 +210,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     persistedQueries: { maxBytes: e.APQ_CACHE_MAX_BYTES, ttlSeconds: e.APQ_TTL_SECONDS },
     redisUrl: e.REDIS_URL,
     clients: { file: e.CLIENTS_FILE, localShareOf: e.RATE_LIMIT_LOCAL_SHARE_OF },
+    connectionLimits: {
+      headersTimeoutMs: e.SERVER_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.SERVER_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.SERVER_KEEP_ALIVE_TIMEOUT_MS,
+      maxRequestsPerSocket: e.SERVER_MAX_REQUESTS_PER_SOCKET,
+      maxHeaderBytes: e.SERVER_MAX_HEADER_BYTES,
+      maxConnections: e.SERVER_MAX_CONNECTIONS,
+    },
+    warnings:
+      e.BREAKER_WINDOW_SIZE === undefined
+        ? []
+        : ['BREAKER_WINDOW_SIZE has no effect any more: the failure ratio is measured over a time window, BREAKER_WINDOW_MS'],
   });
 }
 

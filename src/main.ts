@@ -13,6 +13,7 @@ const CLEANUP_GRACE_MS = 10_000;
  */
 export async function runGateway(config: Config, options: { pretty?: boolean; explorer?: GatewayDeps['explorer'] } = {}): Promise<Gateway> {
   const logger = createLogger({ level: config.logLevel, pretty: options.pretty });
+  for (const warning of config.warnings) logger.warn(warning);
   const tracing = startTracing(config.tracing);
   const gateway = createGateway({ config, logger, explorer: options.explorer });
   await new Promise<void>((resolve, reject) => {

@@ -7,6 +7,7 @@ import type { Config } from './config';
 import { createContext, type GatewayContext, type Upstreams } from './context';
 import { explorerRoute, type ExplorerOptions } from './http/explorer';
 import { graphqlRoute } from './http/graphqlRoute';
+import { cutWhileArriving, limitConnections } from './http/connectionLimits';
 import { ServerLifecycle, type LifecycleState } from './http/lifecycle';
 import { opsRoutes } from './http/opsRoutes';
 import { errorBody, sendJson } from './http/send';
@@ -74,11 +75,13 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const server = createServer((req, res) => {
     lifecycle.track(res);
     route(req, res).catch((err: unknown) => {
+      if (cutWhileArriving(req, err)) return logger.debug('connection closed before its request arrived');
       logger.error({ err }, 'request handling failed');
       if (!res.headersSent) sendJson(res, 500, errorBody('Internal server error', 'INTERNAL_SERVER_ERROR'));
       else res.destroy();
     });
   });
+  limitConnections(server, config.connectionLimits);
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://gateway.invalid');

@@ -80,6 +80,35 @@ describe('config', () => {
     expect(problems).toEqual(['SHUTDOWN_DELAY_MS: must be an integer', 'OTEL_EXPORTER_OTLP_ENDPOINT: must be an http(s) URL']);
   });
 
+  it('reads the breaker and connection settings', () => {
+    const config = loadConfig({
+      ...REQUIRED,
+      BREAKER_WINDOW_MS: '5000',
+      BREAKER_HALF_OPEN_PROBES: '3',
+      BREAKER_CONSECUTIVE_FAILURES: '7',
+      SERVER_HEADERS_TIMEOUT_MS: '2000',
+      SERVER_MAX_CONNECTIONS: '100',
+    });
+    expect(config.pos.resilience.breaker).toMatchObject({ windowMs: 5000, halfOpenProbes: 3, consecutiveFailures: 7, minimumCalls: 50, failureRatio: 0.5 });
+    expect(config.connectionLimits).toEqual({
+      headersTimeoutMs: 2000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5000,
+      maxRequestsPerSocket: 1000,
+      maxHeaderBytes: 16_384,
+      maxConnections: 100,
+    });
+    expect(config.warnings).toEqual([]);
+  });
+
+  it('accepts the retired BREAKER_WINDOW_SIZE with a warning that names its replacement', () => {
+    expect(loadConfig({ ...REQUIRED, BREAKER_WINDOW_SIZE: '20' }).warnings).toEqual([expect.stringMatching(/^BREAKER_WINDOW_SIZE has no effect.*BREAKER_WINDOW_MS$/)]);
+  });
+
+  it('refuses a headers timeout longer than the request timeout', () => {
+    expect(problemsOf({ ...REQUIRED, SERVER_HEADERS_TIMEOUT_MS: '40000' })).toEqual(['SERVER_HEADERS_TIMEOUT_MS: must not exceed SERVER_REQUEST_TIMEOUT_MS (30000)']);
+  });
+
   describe('the real process (npm start)', () => {
     it('stops at once with exit code 1 and one message naming every missing setting', async () => {
       const gateway = spawnGateway('src/main.ts', {});

@@ -26,6 +26,14 @@ describe('the gateway process', () => {
     await sandbox?.close();
   });
 
+  it('starts with the retired BREAKER_WINDOW_SIZE set, and warns that it has no effect', async () => {
+    sandbox = await startSandbox();
+    gateway = spawnGateway('src/main.ts', envFor({ BREAKER_WINDOW_SIZE: '20' }));
+    await started(gateway);
+    const warning = gateway.logs().find((l) => typeof l.msg === 'string' && l.msg.startsWith('BREAKER_WINDOW_SIZE'));
+    expect(warning).toMatchObject({ level: 40, msg: expect.stringContaining('BREAKER_WINDOW_MS') });
+  });
+
   it('on SIGTERM turns readiness to 503, stops accepting connections, finishes the request in flight, and exits 0', async () => {
     // Every upstream answer takes 3 s: the request below is in flight through the whole shutdown delay.
     sandbox = await startSandbox({ delayMs: 3000 });

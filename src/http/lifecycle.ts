@@ -61,8 +61,12 @@ export class ServerLifecycle {
     this.markDraining();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     // A connection that finished its last request sits idle and would keep close() waiting for its keep-alive timeout.
-    this.whenIdle = () => server.closeIdleConnections();
-    server.closeIdleConnections();
+    // Once closing, Node no longer enforces the headers and request timeouts either: a client still trickling its
+    // headers would hold the drain until its timeout. So when no request is in flight, every connection left is cut:
+    // none of them holds a request the gateway has received.
+    this.whenIdle = () => server.closeAllConnections();
+    if (this.inFlight.size === 0) server.closeAllConnections();
+    else server.closeIdleConnections();
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), timeoutMs);

@@ -1,23 +1,19 @@
 import {
-  BrokenCircuitError,
   BulkheadRejectedError,
-  CircuitState,
-  ConsecutiveBreaker,
-  CountBreaker,
   TaskCancelledError,
   bulkhead,
-  circuitBreaker,
   handleWhen,
   retry,
   type BulkheadPolicy,
-  type CircuitBreakerPolicy,
   type IBackoff,
   type IBackoffFactory,
-  type IBreaker,
   type IRetryBackoffContext,
 } from 'cockatiel';
 import { UpstreamError, type ServiceName } from '../errors';
+import { CircuitOpenError, SamplingCircuitBreaker, type BreakerOptions, type BreakerOutcome, type CircuitStateName } from './circuitBreaker';
 import { RetryBudget } from './retryBudget';
+
+export type { BreakerOptions, CircuitStateName } from './circuitBreaker';
 
 export interface RetryOptions {
   /** Retries after the first attempt, for idempotent GETs only. Default 2. */
@@ -32,17 +28,6 @@ export interface RetryOptions {
   budgetRatio: number;
   /** Retries always allowed per second, so a quiet gateway can still retry. */
   budgetMinPerSecond: number;
-}
-
-export interface BreakerOptions {
-  /** Opens after this many failures in a row. */
-  consecutiveFailures: number;
-  /** …or when this share of the last `windowSize` calls failed (once `minimumCalls` were made). */
-  failureRatio: number;
-  windowSize: number;
-  minimumCalls: number;
-  /** Open this long before a half-open probe is let through. */
-  halfOpenAfterMs: number;
 }
 
 export interface BulkheadOptions {
@@ -64,48 +49,33 @@ export interface ResilienceOptions {
   random?: () => number;
 }
 
-export type CircuitStateName = 'closed' | 'half-open' | 'open';
-
-const STATE_NAMES: Record<CircuitState, CircuitStateName> = {
-  [CircuitState.Closed]: 'closed',
-  [CircuitState.HalfOpen]: 'half-open',
-  [CircuitState.Open]: 'open',
-  [CircuitState.Isolated]: 'open',
-};
-
 /** Statuses that say "try again later" rather than "your request is wrong". */
 const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
 
 /**
- * The resilience policies of one upstream, composed once per service (cockatiel):
+ * The resilience policies of one upstream, composed once per service (cockatiel's retry and bulkhead, and a breaker
+ * of our own, src/upstreams/circuitBreaker.ts):
  * retry (GETs only, full-jitter backoff, Retry-After, a retry budget, within the request's deadline)
- * → circuit breaker (consecutive failures or a failure ratio; half-open probes after a cool-down)
+ * → circuit breaker (a failure ratio over a time window with a minimum of calls; bounded half-open probes)
  * → bulkhead (bounded concurrency with a bounded queue; overload is shed at once).
  * Every attempt passes the breaker and the bulkhead, so retries count against both.
  */
 export class UpstreamResilience {
-  private readonly breaker: CircuitBreakerPolicy;
+  private readonly breaker: SamplingCircuitBreaker;
   private readonly bulkhead: BulkheadPolicy;
   private readonly budget: RetryBudget;
   private readonly random: () => number;
 
   constructor(private readonly options: ResilienceOptions) {
-    const { breaker, service } = options;
-    this.breaker = circuitBreaker(handleWhen(isBreakerFailure), {
-      halfOpenAfter: breaker.halfOpenAfterMs,
-      breaker: new EitherBreaker(
-        new ConsecutiveBreaker(breaker.consecutiveFailures),
-        new CountBreaker({ threshold: breaker.failureRatio, size: breaker.windowSize, minimumNumberOfCalls: breaker.minimumCalls }),
-      ),
-    });
-    this.breaker.onStateChange((state) => options.onCircuitStateChange?.(service, STATE_NAMES[state]));
+    const { service } = options;
+    this.breaker = new SamplingCircuitBreaker(options.breaker, breakerOutcome, (state) => options.onCircuitStateChange?.(service, state));
     this.bulkhead = bulkhead(options.bulkhead.maxConcurrent, options.bulkhead.maxQueued);
     this.budget = new RetryBudget(options.retry.budgetRatio, options.retry.budgetMinPerSecond);
     this.random = options.random ?? Math.random;
   }
 
   get circuitState(): CircuitStateName {
-    return STATE_NAMES[this.breaker.state];
+    return this.breaker.state;
   }
 
   /** Runs `attempt` under the policies; `deadline` is the request's (epoch ms), `signal` aborts at it. */
@@ -131,9 +101,9 @@ export class UpstreamResilience {
 
   private async guarded<T>(attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     try {
-      return await this.breaker.execute(() => this.bulkhead.execute(attempt, signal), signal);
+      return await this.breaker.execute(() => this.bulkhead.execute(attempt, signal));
     } catch (err) {
-      if (err instanceof BrokenCircuitError) {
+      if (err instanceof CircuitOpenError) {
         throw new UpstreamError(this.options.service, 'unavailable', { detail: 'its circuit is open after repeated failures; calls fail fast until it recovers' });
       }
       if (err instanceof BulkheadRejectedError) {
@@ -155,43 +125,23 @@ export class UpstreamResilience {
   }
 }
 
-/** Failures that say the upstream is unwell: no answer, or a 5xx. A 4xx is an answer about the request. */
-function isBreakerFailure(err: Error): boolean {
-  if (!(err instanceof UpstreamError) || err.deadlineExceeded) return false;
-  return err.failure === 'timeout' || (err.failure === 'unavailable' && err.connectionFailed) || (err.failure === 'status' && (err.status ?? 0) >= 500);
+/**
+ * What a call says about the upstream's health, by the error's kind and status alone:
+ * - a failure: no answer in time, a refused or reset connection, a 5xx;
+ * - a success: any answer about the request or the record (2xx, 404 and every other 4xx, a body that is not JSON
+ *   or a record of the wrong shape): the service is up, the record or the request is the problem;
+ * - not counted: the gateway's own doing (the request's deadline, a call shed by the bulkhead or cancelled).
+ */
+export function breakerOutcome(err: unknown): BreakerOutcome {
+  if (err instanceof BulkheadRejectedError || err instanceof TaskCancelledError) return 'ignored';
+  if (!(err instanceof UpstreamError) || err.deadlineExceeded) return 'ignored';
+  const failed =
+    err.failure === 'timeout' || (err.failure === 'unavailable' && err.connectionFailed) || (err.failure === 'status' && (err.status ?? 0) >= 500);
+  return failed ? 'failure' : 'success';
 }
 
 export function deadlineError(service: ServiceName): UpstreamError {
   return new UpstreamError(service, 'timeout', { detail: "the request's time budget ran out", deadlineExceeded: true });
-}
-
-/** Opens when either breaker would: consecutive failures, or a failure ratio over a window. */
-class EitherBreaker implements IBreaker {
-  constructor(
-    private readonly a: IBreaker,
-    private readonly b: IBreaker,
-  ) {}
-
-  get state(): unknown {
-    return [this.a.state, this.b.state];
-  }
-
-  set state(value: unknown) {
-    const [a, b] = value as [unknown, unknown];
-    this.a.state = a;
-    this.b.state = b;
-  }
-
-  success(state: CircuitState): void {
-    this.a.success(state);
-    this.b.success(state);
-  }
-
-  failure(state: CircuitState): boolean {
-    const a = this.a.failure(state);
-    const b = this.b.failure(state);
-    return a || b;
-  }
 }
 
 /** Exponential backoff with full jitter; an upstream's `Retry-After` wins; never past the request's deadline. */

@@ -16,7 +16,7 @@ type Resilience = Omit<ResilienceOptions, 'service'>;
 function resilience(overrides: { retry?: Partial<Resilience['retry']>; breaker?: Partial<Resilience['breaker']>; bulkhead?: Partial<Resilience['bulkhead']> } = {}, hooks: Partial<Resilience> = {}): Resilience {
   return {
     retry: { maxRetries: 2, baseDelayMs: 10, maxDelayMs: 50, maxRetryAfterMs: 2000, budgetRatio: 0.1, budgetMinPerSecond: 100, ...overrides.retry },
-    breaker: { consecutiveFailures: 100, failureRatio: 0.99, windowSize: 100, minimumCalls: 100, halfOpenAfterMs: 200, ...overrides.breaker },
+    breaker: { consecutiveFailures: 0, failureRatio: 0.99, windowMs: 60_000, minimumCalls: 100, halfOpenAfterMs: 200, halfOpenProbes: 1, ...overrides.breaker },
     bulkhead: { maxConcurrent: 16, maxQueued: 16, ...overrides.bulkhead },
     random: () => 0.5,
     ...hooks,
@@ -282,12 +282,30 @@ describe('UpstreamResilience', () => {
       expect(http.resilience?.circuitState).toBe('open');
     });
 
-    it('does not count a 404 toward opening', async () => {
-      const upstream = await faulty('status404');
-      const http = transport(upstream.url, resilience({ retry: { maxRetries: 0 }, breaker: { consecutiveFailures: 2 } }));
-      for (let i = 0; i < 5; i++) expect(await settle(http.call(getCheck()))).toMatchObject({ failure: 'status', status: 404 });
+    it.each<FaultMode>(['status404', 'status400', 'wrongShape', 'nonJson', 'redirect'])('does not count %s toward opening: the service answered', async (mode) => {
+      const upstream = await faulty(mode);
+      const http = transport(upstream.url, resilience({ retry: { maxRetries: 0 }, breaker: { failureRatio: 0.5, minimumCalls: 2, consecutiveFailures: 2 } }));
+      for (let i = 0; i < 6; i++) expect(await settle(http.call(getCheck()))).toBeInstanceOf(UpstreamError);
       expect(http.resilience?.circuitState).toBe('closed');
-      expect(upstream.requests).toHaveLength(5);
+      expect(upstream.requests).toHaveLength(6);
+    });
+
+    it.each<FaultMode>(['status500', 'status503', 'reset', 'hang', 'slowBody'])('counts %s toward opening', async (mode) => {
+      const upstream = await faulty(mode);
+      const http = transport(upstream.url, resilience({ retry: { maxRetries: 0 }, breaker: { failureRatio: 0.5, minimumCalls: 2 } }), 150);
+      await settle(http.call(getCheck()));
+      expect(http.resilience?.circuitState).toBe('closed');
+      await settle(http.call(getCheck()));
+      expect(http.resilience?.circuitState).toBe('open');
+    });
+
+    it('does not open on failures in a row under the default settings', async () => {
+      const upstream = await faulty('status500');
+      const config = loadConfig({ RESERVATION_BASE_URL: upstream.url, POS_BASE_URL: upstream.url });
+      const http = transport(upstream.url, { ...config.pos.resilience, retry: { ...config.pos.resilience.retry, maxRetries: 0 } });
+      for (let i = 0; i < 20; i++) await settle(http.call(getCheck()));
+      expect(http.resilience?.circuitState).toBe('closed');
+      expect(upstream.requests).toHaveLength(20);
     });
 
     it('does not count a request that ran out of its own deadline', async () => {
@@ -302,7 +320,7 @@ describe('UpstreamResilience', () => {
 
     it('opens on a failure ratio above failureRatio with alternating successes and failures', async () => {
       const upstream = await faulty('ok');
-      const http = transport(upstream.url, resilience({ retry: { maxRetries: 0 }, breaker: { failureRatio: 0.4, windowSize: 10, minimumCalls: 6 } }));
+      const http = transport(upstream.url, resilience({ retry: { maxRetries: 0 }, breaker: { failureRatio: 0.4, minimumCalls: 6 } }));
       const outcomes: Array<'ok' | string> = [];
       for (let i = 0; i < 6; i++) {
         upstream.queue(i % 2 === 0 ? 'ok' : 'status500');
@@ -317,7 +335,7 @@ describe('UpstreamResilience', () => {
 
     it('stays closed with alternating successes and failures below failureRatio', async () => {
       const upstream = await faulty('ok');
-      const http = transport(upstream.url, resilience({ retry: { maxRetries: 0 }, breaker: { failureRatio: 0.6, windowSize: 10, minimumCalls: 6 } }));
+      const http = transport(upstream.url, resilience({ retry: { maxRetries: 0 }, breaker: { failureRatio: 0.6, minimumCalls: 6 } }));
       for (let i = 0; i < 12; i++) {
         upstream.queue(i % 2 === 0 ? 'ok' : 'status500');
         await settle(http.call(getCheck()));
@@ -372,12 +390,13 @@ describe('UpstreamResilience', () => {
     it.each([
       [{ BREAKER_FAILURE_RATIO: '1' }, 'BREAKER_FAILURE_RATIO'],
       [{ BREAKER_FAILURE_RATIO: '0' }, 'BREAKER_FAILURE_RATIO'],
-      [{ BREAKER_WINDOW_SIZE: '5', BREAKER_MINIMUM_CALLS: '10' }, 'BREAKER_MINIMUM_CALLS'],
+      [{ BREAKER_WINDOW_MS: '50' }, 'BREAKER_WINDOW_MS'],
+      [{ BREAKER_HALF_OPEN_PROBES: '0' }, 'BREAKER_HALF_OPEN_PROBES'],
     ])('refuses breaker settings the policies cannot take (%j), naming %s', (settings, name) => {
       expect(() => loadConfig({ ...env, ...settings })).toThrow(new RegExp(name));
     });
 
-    it.each([[{ BREAKER_FAILURE_RATIO: '0.01' }], [{ BREAKER_FAILURE_RATIO: '0.99' }], [{ BREAKER_WINDOW_SIZE: '5', BREAKER_MINIMUM_CALLS: '5' }]])(
+    it.each([[{ BREAKER_FAILURE_RATIO: '0.01' }], [{ BREAKER_FAILURE_RATIO: '0.99' }], [{ BREAKER_MINIMUM_CALLS: '1', BREAKER_HALF_OPEN_PROBES: '1' }], [{ BREAKER_CONSECUTIVE_FAILURES: '3' }]])(
       'builds the policies from every breaker setting the configuration accepts (%j)',
       (settings) => {
         const config = loadConfig({ ...env, ...settings });
