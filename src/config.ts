@@ -63,7 +63,12 @@ export const ConfigSchema = z.object({
   APQ_CACHE_MAX_BYTES: int(10 * 1024 * 1024, 1024),
   APQ_TTL_SECONDS: int(86_400, 1),
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
+  TRUSTED_DOCUMENTS: z.string().optional(),
+  TRUSTED_DOCUMENTS_MODE: z.enum(['off', 'log', 'enforce']).default('log'),
 }).superRefine((e, ctx) => {
+  if (e.TRUSTED_DOCUMENTS_MODE === 'enforce' && manifestPaths(e.TRUSTED_DOCUMENTS).length === 0) {
+    ctx.addIssue({ code: 'custom', path: ['TRUSTED_DOCUMENTS'], message: 'is required when TRUSTED_DOCUMENTS_MODE is enforce (it would refuse every request)' });
+  }
   if (e.BREAKER_MINIMUM_CALLS > e.BREAKER_WINDOW_SIZE) {
     ctx.addIssue({ code: 'custom', path: ['BREAKER_MINIMUM_CALLS'], message: `must not exceed BREAKER_WINDOW_SIZE (${e.BREAKER_WINDOW_SIZE})` });
   }
@@ -96,6 +101,8 @@ export type Config = Readonly<{
   persistedQueries: Readonly<{ maxBytes: number; ttlSeconds: number }>;
   /** Shared state across replicas (persisted queries, idempotency records, rate budgets) goes here when set. */
   redisUrl?: string;
+  /** Manifests of trusted documents and what to do with the rest (src/trustedDocuments). */
+  trustedDocuments: Readonly<{ mode: 'off' | 'log' | 'enforce'; paths: readonly string[] }>;
 }>;
 
 export type QueryLimits = Readonly<{
@@ -187,12 +194,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     execution: { minUses: e.JIT_MIN_USES, maxCompiledDocuments: e.JIT_MAX_DOCUMENTS, documentCacheMaxBytes: e.DOCUMENT_CACHE_MAX_BYTES },
     persistedQueries: { maxBytes: e.APQ_CACHE_MAX_BYTES, ttlSeconds: e.APQ_TTL_SECONDS },
     redisUrl: e.REDIS_URL,
+    trustedDocuments: { mode: e.TRUSTED_DOCUMENTS_MODE, paths: manifestPaths(e.TRUSTED_DOCUMENTS) },
   });
 }
 
 function problemOf(issue: z.core.$ZodIssue): string {
   if (issue.code !== 'invalid_type') return issue.message;
   return issue.expected === 'int' ? 'must be an integer' : `must be a ${issue.expected}`;
+}
+
+/** TRUSTED_DOCUMENTS: comma-separated manifest paths. */
+function manifestPaths(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
 }
 
 /** An empty variable counts as unset, as shells and container specs often leave them. */

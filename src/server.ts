@@ -12,6 +12,7 @@ import type { Logger } from './logger';
 import { GatewayMetrics } from './observability/metrics';
 import { combineHooks, observabilityHooks } from './observability/upstreamHooks';
 import { openRedisConnection } from './redis/connection';
+import { createTrustedDocuments } from './trustedDocuments';
 import { createUpstreams, loggingHooks } from './upstreams';
 
 export interface GatewayDeps {
@@ -51,7 +52,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
   // The one Redis connection of this process, for every policy shared across replicas (src/redis/connection.ts).
   const redis = config.redisUrl ? openRedisConnection({ url: config.redisUrl, logger }) : undefined;
   const persistedQueries = createPersistedQueryCache({ maxBytes: config.persistedQueries.maxBytes, redis });
-  const apollo = createApolloServer({ config, logger, metrics, persistedQueries });
+  // Trusted documents are read and validated here, so a bad manifest stops the start naming the operation.
+  const trusted = createTrustedDocuments({ ...config.trustedDocuments, metrics });
+  const apollo = createApolloServer({ config, logger, metrics, persistedQueries, pinDocuments: trusted?.pin });
 
   const lifecycle = new ServerLifecycle();
   const graphql = graphqlRoute({
@@ -60,7 +63,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
     logger,
     metrics,
     context: (request) => Promise.resolve(createContext({ config, logger, upstreams, metrics }, request)),
-    steps: [],
+    // Trusted documents first: later policies read whether the request came by trusted id (servedByTrustedId).
+    steps: [...(trusted ? [trusted.step] : [])],
   });
   const server = createServer((req, res) => {
     lifecycle.track(res);
