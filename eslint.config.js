@@ -16,10 +16,19 @@ module.exports = [
     rules: {
       ...recommended,
       // Every type, field, argument and input field says what it means (the schema is the API's documentation).
-      // Directive definitions are exempt: the cost directives (@cost, @listSize) come from their spec as they are.
+      // Directive definitions and their arguments are exempt: the cost directives (@cost, @listSize) come from their
+      // spec as they are.
       '@graphql-eslint/require-description': [
         'error',
-        { types: true, rootField: true, FieldDefinition: true, InputValueDefinition: true, EnumValueDefinition: true, DirectiveDefinition: false },
+        {
+          types: true,
+          rootField: true,
+          FieldDefinition: true,
+          InputValueDefinition: true,
+          EnumValueDefinition: true,
+          DirectiveDefinition: false,
+          ignoredSelectors: ['DirectiveDefinition > InputValueDefinition'],
+        },
       ],
       // Short descriptions are "…", long ones """…""": both styles are ours.
       '@graphql-eslint/description-style': 'off',

@@ -71,9 +71,24 @@ describe('lintSchema', () => {
   it('passes on the committed schema and names the file, line and rule of a finding', () => {
     const sources = repositorySources();
     expect(lintSchema(sources.schemaFiles)).toEqual([]);
-    const employee = sources.schemaFiles.find((f) => f.path === 'schema/employee.graphql')!;
-    const findings = lintSchema([{ ...employee, text: employee.text.replace('  "Staff registration number."\n', '').replace('registrationNo:', 'registration_no:') }]);
+    const edited = sources.schemaFiles.map((f) =>
+      f.path === 'schema/employee.graphql' ? { ...f, text: f.text.replace('  "Staff registration number."\n', '').replace('registrationNo:', 'registration_no:') } : f,
+    );
+    const findings = lintSchema(edited);
     expect(findings).toContainEqual(expect.stringMatching(/^schema\/employee\.graphql:\d+:\d+ .*registration_no.*\(@graphql-eslint\/naming-convention\)$/));
     expect(findings).toContainEqual(expect.stringMatching(/^schema\/employee\.graphql:\d+:\d+ .*\(@graphql-eslint\/require-description\)$/));
+  });
+
+  it('accepts the cost directives (@cost, @listSize) once defined and used', () => {
+    const directives = `
+directive @cost(weight: String!) on ARGUMENT_DEFINITION | ENUM | FIELD_DEFINITION | INPUT_FIELD_DEFINITION | OBJECT | SCALAR
+directive @listSize(assumedSize: Int, slicingArguments: [String!], sizedFields: [String!], requireOneSlicingArgument: Boolean = true) on FIELD_DEFINITION
+`;
+    const files = repositorySources().schemaFiles.map((f) => {
+      if (f.path === 'schema/scalars.graphql') return { ...f, text: f.text + directives };
+      if (f.path === 'schema/employee.graphql') return { ...f, text: f.text.replace('  nodes: [Employee!]!', '  nodes: [Employee!]! @listSize(assumedSize: 50) @cost(weight: "2")') };
+      return f;
+    });
+    expect(lintSchema(files)).toEqual([]);
   });
 });

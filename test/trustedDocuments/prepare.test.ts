@@ -53,6 +53,11 @@ describe('prepareDocuments', () => {
     expect(() => readManifests([notManifest])).toThrow(/other\.json: format/);
   });
 
+  it('refuses enforce mode without manifests at start', () => {
+    expect(() => env({ TRUSTED_DOCUMENTS_MODE: 'enforce' })).toThrow(/TRUSTED_DOCUMENTS: is required/);
+    expect(() => env({ TRUSTED_DOCUMENTS_MODE: 'strict' })).toThrow(/TRUSTED_DOCUMENTS_MODE/);
+  });
+
   it('reads nothing in off mode', () => {
     expect(build({ TRUSTED_DOCUMENTS: join(dir, 'missing.json'), TRUSTED_DOCUMENTS_MODE: 'off' })).not.toThrow();
     expect(build({ TRUSTED_DOCUMENTS: join(dir, 'missing.json') })).toThrow(/missing\.json: cannot be read/);

@@ -6,7 +6,10 @@ import { ROOT, type SourceFile } from './sources';
 export function lintSchema(files: readonly SourceFile[]): string[] {
   // eslint.config.js is CommonJS so that this check, the eslint CLI and jest all load the same file.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const config = require(join(ROOT, 'eslint.config.js')) as Linter.Config[];
+  const configured = require(join(ROOT, 'eslint.config.js')) as Linter.Config[];
+  // The rules that need the whole schema get the one being checked (the files given), not the one on disk.
+  const schemaSdl = files.map((f) => f.text).join('\n');
+  const config = configured.map((c) => (c.languageOptions?.parserOptions ? { ...c, languageOptions: { ...c.languageOptions, parserOptions: { schemaSdl } } } : c));
   const linter = new Linter({ configType: 'flat', cwd: ROOT });
   const findings: string[] = [];
   for (const file of files) {
