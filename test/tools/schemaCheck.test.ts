@@ -38,11 +38,16 @@ describe('checkSchema', () => {
     expect(errors.find((e) => e.startsWith('breaking change'))).toMatch(/Employee\.registrationNo.*\n    used by: StaffList \(operations\/staffList\.graphql\), StaffList \(operations\/generated/);
   });
 
-  it('fails on a change inspector calls only dangerous when an operation no longer validates', async () => {
-    // A new required argument of a field the staff list reads: every operation selecting it without the argument breaks.
+  it('fails when an operation no longer validates even once the change is published with its changelog line', async () => {
+    // A new required argument of a field the staff list reads, published on purpose: inspector has nothing left to
+    // report against the new snapshot, but the operations still break.
     const input = withSchemaEdit('employee.graphql', (t) => t.replace('  phoneNumber: String\n', '  phoneNumber(format: String!): String\n'));
-    const { errors } = await checkSchema(input);
+    const { text, version } = renderSnapshot(input.schemaFiles.map((f) => f.text).join('\n'));
+    const readme = input.readme.replace(/(#+ Schema changelog\n)/, `$1\n- \`${version}\` 2026-11-23: Employee.phoneNumber takes a format.\n`);
+    const { errors } = await checkSchema({ ...input, snapshot: text, readme });
+    expect(errors.filter((e) => e.startsWith('breaking change'))).toEqual([]);
     expect(errors).toContainEqual(expect.stringMatching(/^operation StaffList \(operations\/staffList\.graphql\) no longer validates.*argument "format"/));
+    expect(errors).toContainEqual(expect.stringMatching(/^operation StaffList \(operations\/generated\/persisted-query-manifest\.json\) no longer validates/));
   });
 
   it('accepts a breaking change once the snapshot is regenerated with a changelog line', async () => {
