@@ -50,6 +50,19 @@ describe('checkSchema', () => {
     expect(errors).toContainEqual(expect.stringMatching(/^operation StaffList \(operations\/generated\/persisted-query-manifest\.json\) no longer validates/));
   });
 
+  it('holds the schema to the manifest a shipped release pinned, for fields no current operation uses', async () => {
+    const body = 'query StaffProperty { employees { nodes { id propertyId } } }';
+    const release: SourceFile = {
+      path: 'operations/releases/ios-4.2.0.json',
+      text: JSON.stringify({ format: 'apollo-persisted-query-manifest', version: 1, operations: [{ id: 'x', name: 'StaffProperty', type: 'query', body }] }),
+    };
+    const input = withSchemaEdit('employee.graphql', (t) => t.replace('  "UUID of the property (venue) the employee belongs to."\n  propertyId: ID\n', ''));
+    expect((await checkSchema(input)).errors.join('\n')).toContain('used by no operation in operations/ or the manifests');
+    const { errors } = await checkSchema({ ...input, manifests: [...input.manifests, release] });
+    expect(errors).toContainEqual(expect.stringMatching(/^operation StaffProperty \(operations\/releases\/ios-4\.2\.0\.json\) no longer validates/));
+    expect(errors.find((e) => e.startsWith('breaking change'))).toContain('used by: StaffProperty (operations/releases/ios-4.2.0.json)');
+  });
+
   it('accepts a breaking change once the snapshot is regenerated with a changelog line', async () => {
     const input = withSchemaEdit('employee.graphql', (t) => t.replace('  "Staff registration number."\n  registrationNo: String\n', ''));
     const { text, version } = renderSnapshot(input.schemaFiles.map((f) => f.text).join('\n'));
