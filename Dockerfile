@@ -7,6 +7,9 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json codegen.yml ./
 COPY schema ./schema
 COPY src ./src
+# codegen also writes the front-ends' typed documents and the trusted-document manifest from operations/.
+COPY tools/codegen ./tools/codegen
+COPY operations ./operations
 RUN npm run build
 
 # Runtime stage: production dependencies only, non-root.
@@ -17,6 +20,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY schema ./schema
+# The repo's trusted-document manifests, for TRUSTED_DOCUMENTS=operations/generated/persisted-query-manifest.json.
+COPY --from=build /app/operations ./operations
 USER node
 EXPOSE 4000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \

@@ -1,4 +1,5 @@
-import { execute, parse } from 'graphql';
+import { createHash } from 'node:crypto';
+import { execute, parse, specifiedRules, validate } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import pino from 'pino';
 import { Writable } from 'node:stream';
@@ -8,13 +9,16 @@ import { resolvers } from '../src/resolvers';
 import { createSampleState, SAMPLE } from '../src/sandbox';
 import { loadTypeDefs } from '../src/schema';
 import { Check } from '../src/upstreams/pos/dto';
-import { OPERATIONS } from './operations';
+import { trustedDocumentsStep } from '../src/trustedDocuments';
+import type { GraphqlRequest } from '../src/http/graphqlRoute';
+import { OPERATIONS, requestBody } from './operations';
 import { benchNow } from './scenarios';
 
 /**
  * `npm run bench:micro`: the pieces of one request that the optimisations in docs/performance.md changed, each timed
  * alone in this process (warm, medians of 5 batches): execution of S1's full Check by graphql-js and by graphql-jit,
- * the check's JSON parse and zod check, and one request log line with the old wildcard redaction and the current one.
+ * the check's JSON parse and zod check, one request log line with the old wildcard redaction and the current one,
+ * and the document phase a trusted id skips beside what the trusted documents step costs.
  */
 const BATCH = 5000;
 
@@ -59,6 +63,16 @@ async function main(): Promise<void> {
   const current = pino({ redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink);
   await time('log line, redaction by *.headers wildcard paths', () => old.info(line, 'graphql request'));
   await time('log line, redaction by spelled-out paths (current)', () => current.info(line, 'graphql request'));
+
+  // What a trusted id saves, and what it costs: a document-store miss, Apollo's key, and the route step itself.
+  const id = createHash('sha256').update(OPERATIONS.S1.query).digest('hex');
+  await time('S1 document: parse + validate (a document-store miss)', () => validate(schema, parse(OPERATIONS.S1.query), specifiedRules));
+  await time("S1 document: SHA-256 of its text (Apollo's store key)", () => createHash('sha256').update(OPERATIONS.S1.query).digest('hex'));
+  const step = trustedDocumentsStep({ operations: new Map([[id, { id, name: 'BenchCheck', type: 'query', body: OPERATIONS.S1.query, source: 'bench' }]]) });
+  const respond = () => Promise.resolve({ status: 200, headers: new Map<string, string>(), body: '', reachedPlugins: true });
+  const through = (body: string) => () => step({ method: 'POST', body: JSON.parse(body) as unknown, logFields: {} } as GraphqlRequest, respond);
+  await time('trusted documents step, S1 by id (JSON body parse, lookup, rewrite)', through(requestBody('S1id', variables)));
+  await time('trusted documents step, S1 as text (JSON body parse, hash, log fields)', through(requestBody('S1', variables)));
 }
 
 main().catch((err: unknown) => {

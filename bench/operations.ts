@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The operations the benchmark sends, the same bytes to the gateway and to the baseline. The selections are whole:
  * every field of Check (and of what it nests) and of Reservation, so the baseline's hand-written mapping has to
@@ -36,7 +38,8 @@ const RESERVATION_FIELDS = `
   tableNames customer { id firstName lastName nickname isAnonym primaryPhoneNumber typeName } reservationPayment
   publicUrl isDraft`;
 
-export type ScenarioName = 'S1' | 'S2' | 'S3';
+/** S1id is S1 sent by its trusted-document id (no query text), for the by-id figure beside S1's. */
+export type ScenarioName = 'S1' | 'S1id' | 'S2' | 'S3';
 
 export interface BenchOperation {
   operationName: string;
@@ -44,8 +47,11 @@ export interface BenchOperation {
 }
 
 /** The operation names are what the baseline dispatches on. */
+const S1: BenchOperation = { operationName: 'BenchCheck', query: `query BenchCheck($id: ID!) { check(id: $id) { ${CHECK_SELECTION} } }` };
+
 export const OPERATIONS: Record<ScenarioName, BenchOperation> = {
-  S1: { operationName: 'BenchCheck', query: `query BenchCheck($id: ID!) { check(id: $id) { ${CHECK_SELECTION} } }` },
+  S1,
+  S1id: S1,
   S2: {
     operationName: 'BenchDay',
     query: `query BenchDay($date: Date!) {
@@ -61,8 +67,25 @@ export const OPERATIONS: Record<ScenarioName, BenchOperation> = {
   },
 };
 
-/** The POST body of one scenario's request. */
+/** Scenarios whose request names its document by id (Apollo's persisted query extension), as Apollo Client's persisted query list link sends it. */
+const BY_ID: ReadonlySet<ScenarioName> = new Set(['S1id']);
+
+/** The POST body of one scenario's request. The baseline dispatches on `operationName`, so it serves both forms. */
 export function requestBody(scenario: ScenarioName, variables: Record<string, unknown>): string {
   const { operationName, query } = OPERATIONS[scenario];
+  if (BY_ID.has(scenario)) return JSON.stringify({ operationName, variables, extensions: { persistedQuery: { version: 1, sha256Hash: sha256(query) } } });
   return JSON.stringify({ operationName, query, variables });
+}
+
+/** The trusted-document manifest (TRUSTED_DOCUMENTS) holding the by-id scenarios' documents. */
+export function benchManifest(): string {
+  const operations = [...BY_ID].map((name) => {
+    const { operationName, query } = OPERATIONS[name];
+    return { id: sha256(query), name: operationName, type: 'query', body: query };
+  });
+  return JSON.stringify({ format: 'apollo-persisted-query-manifest', version: 1, operations });
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
 import { Pool } from 'undici';
 import { createSampleState } from '../src/sandbox';
-import type { ScenarioName } from './operations';
+import { benchManifest, type ScenarioName } from './operations';
 import { peakRssMiB, startTarget, startUpstreamsProcess, stopProcess, type Target } from './processes';
 import { benchNow, scenarioRequest, type ScenarioRequest } from './scenarios';
 import { CONTROL_PATH, type CallCounts, type UpstreamPair } from './upstreams';
@@ -24,7 +24,7 @@ const settings = {
   starts: envNumber('BENCH_STARTS', 5),
   sequential: envNumber('BENCH_SEQUENTIAL', 50),
   /** A subset, e.g. `S1,S2` (when profiling one); the targets are judged only on a full run. */
-  scenarios: (process.env.BENCH_SCENARIOS ?? 'S1,S2,S3').split(',').map((s) => s.trim()),
+  scenarios: (process.env.BENCH_SCENARIOS ?? 'S1,S1id,S2,S3').split(',').map((s) => s.trim()),
 };
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -33,9 +33,12 @@ const ENTRIES = {
   baseline: join(__dirname, 'baselineMain.js'),
   upstreams: join(__dirname, 'upstreamsMain.js'),
 };
+/** The trusted documents the gateway loads (S1id's document), written at the start of a run. */
+const TRUSTED_MANIFEST = join(__dirname, 'trusted-documents.json');
 
 const SCENARIOS: Array<{ name: ScenarioName; title: string; slow: boolean }> = [
   { name: 'S1', title: 'check(id), full nested Check', slow: false },
+  { name: 'S1id', title: 'S1 by trusted-document id (no query text; parsed and validated at start)', slow: false },
   { name: 'S2', title: 'reservations(date): 50 with check, 30 distinct; upstreams +20 ms', slow: true },
   { name: 'S3', title: 'createReservation', slow: false },
 ];
@@ -67,6 +70,7 @@ interface ScenarioResult {
 async function main(): Promise<void> {
   const now = benchNow();
   const state = createSampleState({ now });
+  writeFileSync(TRUSTED_MANIFEST, benchManifest());
   log(`Tablegraph benchmark: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);
   log(`settings: ${JSON.stringify(settings)}`);
   const upstreams = await startUpstreamsProcess<{ fast: UpstreamPair; slow: UpstreamPair }>(ENTRIES.upstreams, [now.toISOString()]);
@@ -91,7 +95,8 @@ async function main(): Promise<void> {
 
 /** The gateway as production runs it; BENCH_GATEWAY_NODE_OPTIONS passes V8 or Node flags to it (experiments). */
 function gatewayEnv(pair: UpstreamPair): Record<string, string> {
-  const env: Record<string, string> = { NODE_ENV: 'production', RESERVATION_BASE_URL: pair.reservationUrl, POS_BASE_URL: pair.posUrl, SHUTDOWN_DELAY_MS: '0' };
+  // Trusted documents in the default mode (log), as a production gateway serving apps by id runs.
+  const env: Record<string, string> = { NODE_ENV: 'production', RESERVATION_BASE_URL: pair.reservationUrl, POS_BASE_URL: pair.posUrl, SHUTDOWN_DELAY_MS: '0', TRUSTED_DOCUMENTS: TRUSTED_MANIFEST };
   if (process.env.BENCH_GATEWAY_NODE_OPTIONS) env.NODE_OPTIONS = process.env.BENCH_GATEWAY_NODE_OPTIONS;
   return env;
 }
@@ -274,6 +279,11 @@ function report(results: ScenarioResult[], ready: { gatewayMs: number; baselineM
 
   const s1base = results.find((r) => r.name === 'S1')?.baseline.rps;
   log(`\nS0 { __typename }: gateway ${fmt(floor.rps, 0)} req/s, p50 ${fmt(floor.p50, 1)} ms${s1base ? ` (${fmt(floor.rps / s1base, 2)}× the baseline's S1)` : ''}`);
+  const s1text = results.find((r) => r.name === 'S1');
+  const s1id = results.find((r) => r.name === 'S1id');
+  if (s1text && s1id) {
+    log(`S1 by id vs as text (gateway): ${fmt(s1id.gateway.rps / s1text.gateway.rps, 2)}× req/s, p50 ${fmt(s1id.gateway.p50, 1)} vs ${fmt(s1text.gateway.p50, 1)} ms, unloaded ${fmt(s1id.gateway.unloadedMs, 2)} vs ${fmt(s1text.gateway.unloadedMs, 2)} ms`);
+  }
   if (results.length < SCENARIOS.length) return;
   const by = (name: ScenarioName) => results.find((r) => r.name === name)!;
   const s1 = by('S1');

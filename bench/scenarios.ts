@@ -17,12 +17,13 @@ export function benchNow(today = new Date()): Date {
 
 /**
  * S1: the richest open check (items, discounts, payments, an offer, a service charge, customer and employee).
- * S2: the busy day, 50 reservations over 30 distinct checks. S3: a booking a week ahead.
+ * S1id: the same by its trusted-document id. S2: the busy day, 50 reservations over 30 distinct checks. S3: a booking a week ahead.
  */
 export function scenarioRequest(scenario: ScenarioName, state: SandboxState): ScenarioRequest {
   const venue = SAMPLE.laTerrazza;
   const variables: Record<ScenarioName, Record<string, unknown>> = {
     S1: { id: venue.openCheckId },
+    S1id: { id: venue.openCheckId },
     S2: { date: venue.busyDate(state) },
     S3: {
       input: {

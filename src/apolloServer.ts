@@ -2,7 +2,7 @@ import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { InMemoryLRUCache, type KeyValueCache } from '@apollo/utils.keyvaluecache';
-import type { DocumentNode } from 'graphql';
+import { NoSchemaIntrospectionCustomRule, type DocumentNode } from 'graphql';
 import type { Config } from './config';
 import type { GatewayContext } from './context';
 import { createFormatError } from './errors/formatError';
@@ -16,6 +16,7 @@ import type { GatewayMetrics } from './observability/metrics';
 import { buildExecutableSchema, jitExecution } from './execution/jitExecution';
 import { resolvers } from './resolvers';
 import { loadTypeDefs } from './schema';
+import { PinnedDocumentStore, type DocumentValidation } from './trustedDocuments';
 
 export interface ApolloServerOptions {
   config: Config;
@@ -25,6 +26,11 @@ export interface ApolloServerOptions {
   persistedQueries: KeyValueCache<string>;
   /** Plugins of the policies that work inside execution, added after the gateway's own. */
   plugins?: ApolloServerPlugin<GatewayContext>[];
+  /**
+   * Documents to parse and validate once, at start, with the rules requests get, and keep in the document store for
+   * good by the SHA-256 of their text (the trusted documents, src/trustedDocuments). May throw to stop the start.
+   */
+  pinDocuments?: (validation: DocumentValidation) => ReadonlyMap<string, DocumentNode>;
 }
 
 /** The Apollo server: schema and execution, document limits, APQ, error formatting and the observability plugins. */
@@ -40,11 +46,15 @@ export function createApolloServer(options: ApolloServerOptions): ApolloServer<G
     maxDirectives: { n: limits.maxDirectives },
     blockFieldSuggestion: { enabled: production },
   }).protect();
+  const schema = buildExecutableSchema(loadTypeDefs(), resolvers);
+  // Parsed and validated documents, by query text. Apollo's default budget (30 MiB by its estimate) lets ~100 MB of
+  // syntax trees pile up when clients send ever-new documents; a miss only costs a parse and a validation.
+  const recent = new InMemoryLRUCache<DocumentNode>({ maxSize: config.execution.documentCacheMaxBytes, sizeCalculation: InMemoryLRUCache.sizeCalculation });
+  const validationRules = [...(config.introspection ? [] : [NoSchemaIntrospectionCustomRule]), ...armor.validationRules];
+  const pinned = options.pinDocuments?.({ schema, validationRules, maxTokens: limits.maxTokens });
   return new ApolloServer<GatewayContext>({
-    gateway: jitExecution(buildExecutableSchema(loadTypeDefs(), resolvers), config.execution),
-    // Parsed and validated documents, by query text. Apollo's default budget (30 MiB by its estimate) lets ~100 MB of
-    // syntax trees pile up when clients send ever-new documents; a miss only costs a parse and a validation.
-    documentStore: new InMemoryLRUCache<DocumentNode>({ maxSize: config.execution.documentCacheMaxBytes, sizeCalculation: InMemoryLRUCache.sizeCalculation }),
+    gateway: jitExecution(schema, config.execution),
+    documentStore: pinned ? new PinnedDocumentStore(pinned, recent) : recent,
     // The process's signals are main.ts's business: Apollo's own handler would stop it in the middle of the drain.
     stopOnTerminationSignals: false,
     logger,

@@ -75,9 +75,14 @@ export const ConfigSchema = z.object({
   SERVER_MAX_REQUESTS_PER_SOCKET: int(1000),
   SERVER_MAX_HEADER_BYTES: int(16 * 1024, 1024),
   SERVER_MAX_CONNECTIONS: int(4096, 1),
+  TRUSTED_DOCUMENTS: z.string().optional(),
+  TRUSTED_DOCUMENTS_MODE: z.enum(['off', 'log', 'enforce']).default('log'),
 }).superRefine((e, ctx) => {
   if (e.SERVER_HEADERS_TIMEOUT_MS > e.SERVER_REQUEST_TIMEOUT_MS) {
     ctx.addIssue({ code: 'custom', path: ['SERVER_HEADERS_TIMEOUT_MS'], message: `must not exceed SERVER_REQUEST_TIMEOUT_MS (${e.SERVER_REQUEST_TIMEOUT_MS})` });
+  }
+  if (e.TRUSTED_DOCUMENTS_MODE === 'enforce' && manifestPaths(e.TRUSTED_DOCUMENTS).length === 0) {
+    ctx.addIssue({ code: 'custom', path: ['TRUSTED_DOCUMENTS'], message: 'is required when TRUSTED_DOCUMENTS_MODE is enforce (it would refuse every request)' });
   }
 });
 
@@ -117,6 +122,8 @@ export type Config = Readonly<{
   connectionLimits: ConnectionLimits;
   /** Settings accepted but without effect (retired), for a warning at start. */
   warnings: readonly string[];
+  /** Manifests of trusted documents and what to do with the rest (src/trustedDocuments). */
+  trustedDocuments: Readonly<{ mode: 'off' | 'log' | 'enforce'; paths: readonly string[] }>;
 }>;
 
 export type QueryLimits = Readonly<{
@@ -222,12 +229,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       e.BREAKER_WINDOW_SIZE === undefined
         ? []
         : ['BREAKER_WINDOW_SIZE has no effect any more: the failure ratio is measured over a time window, BREAKER_WINDOW_MS'],
+    trustedDocuments: { mode: e.TRUSTED_DOCUMENTS_MODE, paths: manifestPaths(e.TRUSTED_DOCUMENTS) },
   });
 }
 
 function problemOf(issue: z.core.$ZodIssue): string {
   if (issue.code !== 'invalid_type') return issue.message;
   return issue.expected === 'int' ? 'must be an integer' : `must be a ${issue.expected}`;
+}
+
+/** TRUSTED_DOCUMENTS: comma-separated manifest paths. */
+function manifestPaths(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
 }
 
 /** An empty variable counts as unset, as shells and container specs often leave them. */

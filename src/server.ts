@@ -15,6 +15,7 @@ import type { Logger } from './logger';
 import { GatewayMetrics } from './observability/metrics';
 import { combineHooks, observabilityHooks } from './observability/upstreamHooks';
 import { openRedisConnection } from './redis/connection';
+import { createTrustedDocuments } from './trustedDocuments';
 import { createUpstreams, loggingHooks } from './upstreams';
 
 export interface GatewayDeps {
@@ -58,7 +59,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const persistedQueries = createPersistedQueryCache({ maxBytes: config.persistedQueries.maxBytes, redis });
   // Client identity, rate limits and cost per client (src/clients), when CLIENTS_FILE is set; validated here, at start.
   const clients = createClientPolicies(config, { metrics, redis });
-  const apollo = createApolloServer({ config, logger, metrics, persistedQueries, plugins: clients ? [clients.plugin] : [] });
+  // Trusted documents are read and validated here, so a bad manifest stops the start naming the operation.
+  const trusted = createTrustedDocuments({ ...config.trustedDocuments, metrics });
+  const apollo = createApolloServer({ config, logger, metrics, persistedQueries, plugins: clients ? [clients.plugin] : [], pinDocuments: trusted?.pin });
 
   const lifecycle = new ServerLifecycle();
   const graphql = graphqlRoute({
@@ -67,9 +70,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
     logger,
     metrics,
     context: (request) => Promise.resolve(createContext({ config, logger, upstreams, metrics }, clients ? { ...request, client: clients.stateOf(request) } : request)),
-    // The client step first: identity and budgets before any other work, and it must see the body as the client sent
-    // it (before a step that expands trusted-document ids into text).
-    steps: [...(clients ? [clients.step] : [])],
+    // Outermost first. The client step first: identity and budgets before any other work, on the body as the client
+    // sent it. Then trusted documents, which turn ids into their text (servedByTrustedId tells which came by id).
+    steps: [...(clients ? [clients.step] : []), ...(trusted ? [trusted.step] : [])],
   });
   const explorer = explorerRoute({ ...deps.explorer, enabled: config.env !== 'production' });
   const server = createServer((req, res) => {

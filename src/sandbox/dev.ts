@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { loadConfig } from '../config';
 import { runGateway } from '../main';
 import { devBanner, sandboxExplorer } from './devGuide';
@@ -15,6 +16,8 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'info',
     // No load balancer to wait for on a laptop: Ctrl+C drains and exits at once.
     SHUTDOWN_DELAY_MS: '0',
+    // The repo's own operations are trusted documents, so the apps can be tried by id (README, Trusted documents).
+    TRUSTED_DOCUMENTS: join(__dirname, '..', '..', 'operations', 'generated', 'persisted-query-manifest.json'),
     ...process.env,
     RESERVATION_BASE_URL: sandbox.reservationUrl,
     POS_BASE_URL: sandbox.posUrl,

@@ -1,6 +1,9 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createBaseline, type Baseline } from '../../bench/baseline';
-import type { ScenarioName } from '../../bench/operations';
+import { benchManifest, type ScenarioName } from '../../bench/operations';
 import { benchNow, scenarioRequest } from '../../bench/scenarios';
 import { startBenchUpstreams, type BenchUpstreams } from '../../bench/upstreams';
 import { loadConfig } from '../../src/config';
@@ -21,7 +24,9 @@ describe('benchmark baseline', () => {
 
   beforeAll(async () => {
     upstreams = await startBenchUpstreams({ now: benchNow(), slowDelayMs: 5 });
-    const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', RESERVATION_BASE_URL: upstreams.fast.reservationUrl, POS_BASE_URL: upstreams.fast.posUrl });
+    const manifest = join(mkdtempSync(join(tmpdir(), 'tablegraph-bench-')), 'trusted-documents.json');
+    writeFileSync(manifest, benchManifest());
+    const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', RESERVATION_BASE_URL: upstreams.fast.reservationUrl, POS_BASE_URL: upstreams.fast.posUrl, TRUSTED_DOCUMENTS: manifest });
     gateway = createGateway({ config, logger: createLogger({ level: 'silent' }) });
     await gateway.start();
     gatewayUrl = await listen(gateway.server);
@@ -43,6 +48,7 @@ describe('benchmark baseline', () => {
 
   it.each<[ScenarioName, { reservation: number; pos: number }]>([
     ['S1', { reservation: 0, pos: 1 }],
+    ['S1id', { reservation: 0, pos: 1 }],
     ['S2', { reservation: 1, pos: 30 }],
     ['S3', { reservation: 1, pos: 0 }],
   ])('answers %s with the same JSON as the gateway, through the same upstream calls', async (scenario, calls) => {
