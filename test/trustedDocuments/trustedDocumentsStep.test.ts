@@ -15,12 +15,12 @@ describe('trustedDocumentsStep', () => {
     beforeEach(() => stack.sandbox.resetRequests());
 
     it('serves a trusted document named by its id in the persisted query extension', async () => {
-      const op = operation('OneCheck');
+      const op = operation('CheckDetail');
       const res = await post(stack, byPersistedQuery(op.id, { id: SAMPLE.laTerrazza.openCheckId }), { 'x-request-id': 'enforce-by-id' });
       expect(res.status).toBe(200);
       expect(res.body.errors).toBeUndefined();
       expect(res.body.data?.check).toMatchObject({ __typename: 'Check', status: expect.any(String) });
-      expect(logLine(stack, 'enforce-by-id')).toMatchObject({ operationName: 'OneCheck', document: 'trusted', documentHash: op.id });
+      expect(logLine(stack, 'enforce-by-id')).toMatchObject({ operationName: 'CheckDetail', document: 'trusted', documentHash: op.id });
     });
 
     it('serves documentId as "sha256:<id>" and as the bare id, and over GET', async () => {
@@ -99,10 +99,10 @@ describe('trustedDocumentsStep', () => {
     });
 
     it('serves trusted ids and marks them trusted', async () => {
-      const op = operation('Employees');
+      const op = operation('Staff');
       const res = await post(stack, byPersistedQuery(op.id), { 'x-request-id': 'log-trusted' });
       expect(res.body.errors).toBeUndefined();
-      expect(logLine(stack, 'log-trusted')).toMatchObject({ document: 'trusted', operationName: 'Employees' });
+      expect(logLine(stack, 'log-trusted')).toMatchObject({ document: 'trusted', operationName: 'Staff' });
     });
 
     it('keeps automatic persisted queries working', async () => {
