@@ -2,7 +2,6 @@ import { ApolloServer, HeaderMap, type HTTPGraphQLRequest } from '@apollo/server
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import type { DocumentNode } from 'graphql';
 import { createPersistedQueryCache } from './apq/cache';
@@ -16,7 +15,9 @@ import { metricsPlugin } from './http/metricsPlugin';
 import { opsRoutes } from './http/opsRoutes';
 import { requestLogPlugin } from './http/requestLogPlugin';
 import { tracingPlugin } from './http/tracingPlugin';
+import { documentLimits } from './limits/documentLimits';
 import { upstreamCallLimitPlugin } from './limits/upstreamCallLimit';
+import { refusalStatusPlugin } from './http/refusalStatusPlugin';
 import type { Logger } from './logger';
 import { GatewayMetrics } from './observability/metrics';
 import { withOperationSpan } from './observability/tracing';
@@ -91,14 +92,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const upstreams = deps.upstreams ?? createUpstreams(config, combineHooks(loggingHooks(logger), observabilityHooks(metrics, logger)));
   const production = config.env === 'production';
   const { limits } = config;
-  const armor = new ApolloArmor({
-    maxDepth: { n: limits.maxDepth },
-    costLimit: { maxCost: limits.maxCost },
-    maxAliases: { n: limits.maxAliases },
-    maxTokens: { n: limits.maxTokens },
-    maxDirectives: { n: limits.maxDirectives },
-    blockFieldSuggestion: { enabled: production },
-  }).protect();
+  const armor = documentLimits({ limits, blockFieldSuggestion: production });
   // The one Redis connection of this process, for every policy shared across replicas (src/redis/connection.ts).
   const redis = config.redisUrl ? openRedisConnection({ url: config.redisUrl, logger }) : undefined;
   const persistedQueries = createPersistedQueryCache({ maxBytes: config.persistedQueries.maxBytes, redis });
@@ -117,6 +111,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     csrfPrevention: true,
     allowBatchedHttpRequests: limits.maxBatchSize > 0,
     persistedQueries: { cache: persistedQueries, ttl: config.persistedQueries.ttlSeconds },
+    parseOptions: armor.parseOptions,
     validationRules: armor.validationRules,
     formatError: createFormatError(logger),
     plugins: [
@@ -125,6 +120,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       ApolloServerPluginCacheControlDisabled(),
       ...armor.plugins,
       upstreamCallLimitPlugin({ maxCalls: limits.maxUpstreamCalls }),
+      refusalStatusPlugin(),
       production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }),
       requestLogPlugin(),
       metricsPlugin(metrics),
