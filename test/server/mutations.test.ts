@@ -132,7 +132,7 @@ describe('mutations through the gateway', () => {
     });
 
     it.each([
-      [{ translations: [{ locale: 'fr', text: 'Fermé' }] }, 'input.translations[0].locale'],
+      [{ translations: [{ locale: 'en_US', text: 'Closed' }] }, 'input.translations[0].locale'],
       [{ partial: true, startTime: '18:00' }, 'input.endTime'],
       [{ startTime: '25:00', endTime: '26:00' }, 'input.startTime'],
       [{ endDate: '2026-12-30T00:00' }, 'input.endDate'],
