@@ -3,3 +3,4 @@ export * from './UpstreamError';
 export * from './InputError';
 export * from './upstreamErrorCode';
 export * from './formatError';
+export * from './inputNames';

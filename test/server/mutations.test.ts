@@ -68,9 +68,10 @@ describe('mutations through the gateway', () => {
       expect(stack.sandbox.requests).toHaveLength(0);
     });
 
-    it('maps the upstream refusal of an unknown revenue center to BAD_USER_INPUT with the upstream status', async () => {
+    it('maps the upstream refusal of an unknown revenue center to BAD_USER_INPUT naming the input field', async () => {
       const res = await stack.gql(mutation, { input: { revenueCenterId: SAMPLE.unknownId, date: '2026-12-24T19:30', guestCount: 2, customerId: lt().customerId } });
-      expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', upstream: { service: 'reservation', status: 422 } });
+      expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'input.revenueCenterId', upstream: { service: 'reservation', status: 422 } });
+      expect(res.body.errors![0]!.message).toMatch(/: input\.revenueCenterId is not a revenue center of this store\.$/);
     });
 
     it('answers UNAUTHENTICATED with code 960 for a wrong token, and without a call for a missing one', async () => {
