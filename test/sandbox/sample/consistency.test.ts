@@ -1,4 +1,5 @@
-import { createSampleState, SAMPLE, type SandboxState, type TenantState } from '../../../src/sandbox';
+import { createSampleState, SAMPLE, type SandboxState } from '../../../src/sandbox';
+import type { TenantState } from '../../../src/sandbox/records';
 
 /**
  * What a front-end developer sees in the sample must hang together: these rules hold for every venue and for any
