@@ -1,3 +1,4 @@
+import { seedFrom } from '../random';
 import type { VenueTable } from '../records';
 import { addDays, localDateOf, localToInstant } from '../venueTime';
 import { Occupancy, slotTime, type TablePlan } from './occupancy';
@@ -222,9 +223,7 @@ function booking(ctx: PlanContext, stream: string, date: string, time: string, t
   };
 }
 
-/** FNV-1a-like, small: spreads guests and notes over the entries of a block. */
+/** Spreads guests, booking times and varieties over the entries of a block, the same way on every build. */
 function hash(text: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
-  return (h >>> 0) % 10_007;
+  return seedFrom(text) % 10_007;
 }
