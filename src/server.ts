@@ -92,7 +92,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const upstreams = deps.upstreams ?? createUpstreams(config, combineHooks(loggingHooks(logger), observabilityHooks(metrics, logger)));
   const production = config.env === 'production';
   const { limits } = config;
-  const armor = documentLimits({ limits, blockFieldSuggestion: production });
+  const documentRules = documentLimits({ limits, blockFieldSuggestion: production });
   // The one Redis connection of this process, for every policy shared across replicas (src/redis/connection.ts).
   const redis = config.redisUrl ? openRedisConnection({ url: config.redisUrl, logger }) : undefined;
   const persistedQueries = createPersistedQueryCache({ maxBytes: config.persistedQueries.maxBytes, redis });
@@ -111,14 +111,14 @@ export function createGateway(deps: GatewayDeps): Gateway {
     csrfPrevention: true,
     allowBatchedHttpRequests: limits.maxBatchSize > 0,
     persistedQueries: { cache: persistedQueries, ttl: config.persistedQueries.ttlSeconds },
-    parseOptions: armor.parseOptions,
-    validationRules: armor.validationRules,
+    parseOptions: documentRules.parseOptions,
+    validationRules: documentRules.validationRules,
     formatError: createFormatError(logger),
     plugins: [
       // No cache hints in this schema and no HTTP caching of answers carrying credentials; the default cache-control
       // plugin would still wrap every field's resolver (docs/performance.md).
       ApolloServerPluginCacheControlDisabled(),
-      ...armor.plugins,
+      ...documentRules.plugins,
       upstreamCallLimitPlugin({ maxCalls: limits.maxUpstreamCalls }),
       refusalStatusPlugin(),
       production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }),
