@@ -139,7 +139,8 @@ function seatedNow(ctx: PlanContext): Entry[] {
   return Array.from({ length: seed.seatedNow }, (_, k) => {
     const rcIndex = k % seed.revenueCenters.length;
     const walkIn = seed.revenueCenters[rcIndex]!.walkIns;
-    const openedAt = new Date(now.getTime() - (20 + 23 * k) * MINUTE_MS);
+    // Opened within the last two hours, so every party is still within its stay.
+    const openedAt = new Date(now.getTime() - (20 + 12 * k) * MINUTE_MS);
     const start = new Date(Math.floor((openedAt.getTime() - 5 * MINUTE_MS) / (5 * MINUTE_MS)) * 5 * MINUTE_MS);
     const stay = seed.revenueCenters[rcIndex]!.stayMinutes;
     const table = ctx.occupancy.placeAt(ctx.tables.all.filter((t) => t.revenue_center_id === ctx.tables.revenueCenterIds[rcIndex]), start, stay, k);

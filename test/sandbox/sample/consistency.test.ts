@@ -53,7 +53,11 @@ describe('the sample data', () => {
       for (const r of reservations) {
         if (r.status === 'completed' || r.status === 'no_show') expect(seconds(r.date)).toBeLessThan(nowS);
         if (r.status === 'completed') expect(tenant.checks.get(r.check!.id)!.status).toBe('closed');
-        if (r.status === 'seated') expect(r.check?.status).toBe('open');
+        if (r.status === 'seated') {
+          expect(r.check?.status).toBe('open');
+          expect(seconds(r.date)).toBeLessThanOrEqual(nowS);
+          expect(seconds(r.estimated_discharged_at)).toBeGreaterThan(nowS);
+        }
         if (r.status === 'walk_in') expect(r.check).not.toBeNull();
         if (r.status === 'no_show' || r.status === 'cancelled') expect(r.occupied_seat_count).toBe(0);
       }
