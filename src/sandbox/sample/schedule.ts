@@ -213,8 +213,11 @@ function booking(ctx: PlanContext, stream: string, date: string, time: string, t
   options: { variety: number; preOrder?: boolean }): Entry {
   const rcIndex = table ? Math.max(0, ctx.tables.revenueCenterIds.indexOf(table.revenue_center_id)) : 0;
   const stay = ctx.seed.revenueCenters[rcIndex]!.stayMinutes;
-  if (table) ctx.occupancy.reserve(table, localToInstant({ date, time }), stay);
-  const bookedAt = new Date(ctx.now.getTime() - (1 + (hash(stream) % 10)) * DAY_MS - (hash(stream) % 600) * MINUTE_MS);
+  const start = localToInstant({ date, time });
+  if (table) ctx.occupancy.reserve(table, start, stay);
+  // Booked one to ten days ahead, and never after now.
+  const before = Math.min(ctx.now.getTime(), start.getTime());
+  const bookedAt = new Date(before - (1 + (hash(stream) % 10)) * DAY_MS - (hash(stream) % 600) * MINUTE_MS);
   return {
     stream, kind: 'booked', status: hash(stream) % 5 === 0 ? 'init' : 'confirmed', rcIndex, table, customer, date, time,
     stayMinutes: stay, bookedAt,

@@ -51,6 +51,7 @@ describe('the sample data', () => {
 
     it('keeps completed parties and no-shows in the past, and walk-ins on their own status', () => {
       for (const r of reservations) {
+        expect(seconds(r.created_at)).toBeLessThanOrEqual(Math.min(nowS, seconds(r.date)));
         if (r.status === 'completed' || r.status === 'no_show') expect(seconds(r.date)).toBeLessThan(nowS);
         if (r.status === 'completed') expect(tenant.checks.get(r.check!.id)!.status).toBe('closed');
         if (r.status === 'seated') {
