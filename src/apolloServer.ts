@@ -1,14 +1,15 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { InMemoryLRUCache, type KeyValueCache } from '@apollo/utils.keyvaluecache';
-import { NoSchemaIntrospectionCustomRule, type DocumentNode } from 'graphql';
+import type { DocumentNode } from 'graphql';
 import type { Config } from './config';
 import type { GatewayContext } from './context';
 import { createFormatError } from './errors/formatError';
 import { metricsPlugin } from './http/metricsPlugin';
+import { refusalStatusPlugin } from './http/refusalStatusPlugin';
 import { requestLogPlugin } from './http/requestLogPlugin';
 import { tracingPlugin } from './http/tracingPlugin';
+import { documentLimits } from './limits/documentLimits';
 import { introspectionOff } from './limits/introspection';
 import { upstreamCallLimitPlugin } from './limits/upstreamCallLimit';
 import type { Logger } from './logger';
@@ -38,19 +39,13 @@ export function createApolloServer(options: ApolloServerOptions): ApolloServer<G
   const { config, logger, metrics } = options;
   const production = config.env === 'production';
   const { limits } = config;
-  const armor = new ApolloArmor({
-    maxDepth: { n: limits.maxDepth },
-    costLimit: { maxCost: limits.maxCost },
-    maxAliases: { n: limits.maxAliases },
-    maxTokens: { n: limits.maxTokens },
-    maxDirectives: { n: limits.maxDirectives },
-    blockFieldSuggestion: { enabled: production },
-  }).protect();
+  const documentRules = documentLimits({ limits, blockFieldSuggestion: production });
   const schema = buildExecutableSchema(loadTypeDefs(), resolvers);
   // Parsed and validated documents, by query text. Apollo's default budget (30 MiB by its estimate) lets ~100 MB of
   // syntax trees pile up when clients send ever-new documents; a miss only costs a parse and a validation.
   const recent = new InMemoryLRUCache<DocumentNode>({ maxSize: config.execution.documentCacheMaxBytes, sizeCalculation: InMemoryLRUCache.sizeCalculation });
-  const validationRules = [...(config.introspection ? [] : [NoSchemaIntrospectionCustomRule]), ...armor.validationRules];
+  // The same rules for every request and, once at start, for the trusted documents.
+  const validationRules = [...documentRules.validationRules, ...(config.introspection ? [] : [introspectionOff])];
   const pinned = options.pinDocuments?.({ schema, validationRules, maxTokens: limits.maxTokens });
   return new ApolloServer<GatewayContext>({
     gateway: jitExecution(schema, config.execution),
@@ -65,14 +60,16 @@ export function createApolloServer(options: ApolloServerOptions): ApolloServer<G
     csrfPrevention: true,
     allowBatchedHttpRequests: limits.maxBatchSize > 0,
     persistedQueries: { cache: options.persistedQueries, ttl: config.persistedQueries.ttlSeconds },
-    validationRules: [...armor.validationRules, ...(config.introspection ? [] : [introspectionOff])],
+    parseOptions: documentRules.parseOptions,
+    validationRules,
     formatError: createFormatError(logger),
     plugins: [
       // No cache hints in this schema and no HTTP caching of answers carrying credentials; the default cache-control
       // plugin would still wrap every field's resolver (docs/performance.md).
       ApolloServerPluginCacheControlDisabled(),
-      ...armor.plugins,
+      ...documentRules.plugins,
       upstreamCallLimitPlugin({ maxCalls: limits.maxUpstreamCalls }),
+      refusalStatusPlugin(),
       // Browsers get the gateway's own explorer (src/http/explorer) before Apollo; without this Apollo would add its
       // CDN landing page outside production.
       ApolloServerPluginLandingPageDisabled(),

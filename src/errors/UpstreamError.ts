@@ -18,6 +18,8 @@ export interface UpstreamErrorDetails {
   upstreamMessage?: string;
   /** What broke, for people: e.g. the offending field of a wrong-shaped body. Never an address or credential. */
   detail?: string;
+  /** The GraphQL input path an input refusal is about (`input.revenueCenterId`), once named (src/errors/inputNames.ts). */
+  inputField?: string;
   /** The upstream's `Retry-After`, in milliseconds. */
   retryAfterMs?: number;
   /** The GraphQL request's own deadline ran out (not the upstream's fault: never retried, never counted against it). */
@@ -33,6 +35,7 @@ export class UpstreamError extends Error {
   readonly upstreamCode?: number;
   readonly upstreamMessage?: string;
   readonly detail?: string;
+  readonly inputField?: string;
   readonly retryAfterMs?: number;
   readonly deadlineExceeded: boolean;
   readonly connectionFailed: boolean;
@@ -50,6 +53,7 @@ export class UpstreamError extends Error {
     this.upstreamCode = details.upstreamCode;
     this.upstreamMessage = details.upstreamMessage;
     this.detail = details.detail;
+    this.inputField = details.inputField;
     this.retryAfterMs = details.retryAfterMs;
     this.deadlineExceeded = details.deadlineExceeded ?? false;
     this.connectionFailed = details.connectionFailed ?? false;

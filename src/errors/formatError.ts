@@ -3,6 +3,7 @@ import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { Logger } from '../logger';
 import { ErrorCode } from './codes';
 import { fieldPathOf } from './fieldPath';
+import { asLimitRefusal } from './limitRefusal';
 import { ScalarParseError } from './InputError';
 import { UpstreamError } from './UpstreamError';
 import { upstreamErrorCode, upstreamErrorField, upstreamErrorMessage, upstreamExtension } from './upstreamErrorCode';
@@ -45,7 +46,7 @@ export function createFormatError(logger: Logger) {
     if (typeof code === 'string' && KNOWN_CODES.has(code)) {
       const { stacktrace: _stacktrace, ...extensions } = formatted.extensions ?? {};
       const field = code === ErrorCode.BAD_USER_INPUT && extensions.field === undefined ? inputFieldOf(error) : undefined;
-      return { ...formatted, extensions: { ...extensions, ...(field ? { field } : {}) } };
+      return asLimitRefusal({ ...formatted, extensions: { ...extensions, ...(field ? { field } : {}) } });
     }
     logger.error({ err: original }, 'unexpected error');
     return { message: 'Internal server error', ...where, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } };

@@ -1,4 +1,4 @@
-import { RESERVATION_ERROR_FIELDS, RESERVATION_ERROR_REASONS } from '../upstreams/reservation/assumptions';
+import { RESERVATION_ERROR_REASONS } from '../upstreams/reservation/assumptions';
 import { ErrorCode } from './codes';
 import type { ServiceName, UpstreamError } from './UpstreamError';
 
@@ -65,13 +65,13 @@ export function upstreamExtension(err: UpstreamError): UpstreamExtension | undef
 }
 
 /**
- * `extensions.field` of an upstream refusal of the input, when the upstream's code names the field (822 → amount);
- * only for a refusal that is reported as BAD_USER_INPUT, so a code on a 5xx names nothing.
+ * `extensions.field` of an upstream refusal of the input: the GraphQL input path its message or its documented code
+ * names (822 → `input.amount`), once the resolver named it after its input (src/errors/inputNames.ts); only for a
+ * refusal that is reported as BAD_USER_INPUT, so a code on a 5xx names nothing.
  */
 export function upstreamErrorField(err: UpstreamError): string | undefined {
-  if (err.service !== 'reservation' || err.upstreamCode === undefined) return undefined;
-  if (upstreamErrorCode(err) !== ErrorCode.BAD_USER_INPUT) return undefined;
-  return RESERVATION_ERROR_FIELDS[err.upstreamCode];
+  if (err.inputField === undefined || upstreamErrorCode(err) !== ErrorCode.BAD_USER_INPUT) return undefined;
+  return err.inputField;
 }
 
 /** A message for people: which service, what happened, the service's own words when safe. */

@@ -633,40 +633,40 @@ export type PaymentRequest = {
   smsContent?: Maybe<Scalars['String']['output']>;
 };
 
-/** Reads: the venue's checks, employees and reservations. */
+/** Reads: the venue's checks, employees and reservations. Every field is nullable, so one that fails leaves its siblings' data (null plus an error at its path). */
 export type Query = {
   __typename?: 'Query';
   /** The full POS check (POS `GET /checks/{id}`). An unknown id gives null plus a `NOT_FOUND` error. */
   check?: Maybe<Check>;
   /** The property's employees (POS `GET /employees`), page by page like the upstream. */
-  employees: EmployeePage;
+  employees?: Maybe<EmployeePage>;
   /** One reservation, with its POS check when it has one. An unknown id gives null plus a `NOT_FOUND` error. */
   reservation?: Maybe<Reservation>;
   /** The reservations of one venue-local date, optionally of one revenue center, page by page. */
-  reservations: ReservationPage;
+  reservations?: Maybe<ReservationPage>;
 };
 
 
-/** Reads: the venue's checks, employees and reservations. */
+/** Reads: the venue's checks, employees and reservations. Every field is nullable, so one that fails leaves its siblings' data (null plus an error at its path). */
 export type QueryCheckArgs = {
   id: Scalars['ID']['input'];
 };
 
 
-/** Reads: the venue's checks, employees and reservations. */
+/** Reads: the venue's checks, employees and reservations. Every field is nullable, so one that fails leaves its siblings' data (null plus an error at its path). */
 export type QueryEmployeesArgs = {
   page?: InputMaybe<Scalars['Int']['input']>;
   perPage?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
-/** Reads: the venue's checks, employees and reservations. */
+/** Reads: the venue's checks, employees and reservations. Every field is nullable, so one that fails leaves its siblings' data (null plus an error at its path). */
 export type QueryReservationArgs = {
   id: Scalars['ID']['input'];
 };
 
 
-/** Reads: the venue's checks, employees and reservations. */
+/** Reads: the venue's checks, employees and reservations. Every field is nullable, so one that fails leaves its siblings' data (null plus an error at its path). */
 export type QueryReservationsArgs = {
   date: Scalars['Date']['input'];
   page?: InputMaybe<Scalars['Int']['input']>;
@@ -1317,9 +1317,9 @@ export type PaymentRequestResolvers<ContextType = GatewayContext, ParentType ext
 
 export type QueryResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   check?: Resolver<Maybe<ResolversTypes['Check']>, ParentType, ContextType, RequireFields<QueryCheckArgs, 'id'>>;
-  employees?: Resolver<ResolversTypes['EmployeePage'], ParentType, ContextType, RequireFields<QueryEmployeesArgs, 'page' | 'perPage'>>;
+  employees?: Resolver<Maybe<ResolversTypes['EmployeePage']>, ParentType, ContextType, RequireFields<QueryEmployeesArgs, 'page' | 'perPage'>>;
   reservation?: Resolver<Maybe<ResolversTypes['Reservation']>, ParentType, ContextType, RequireFields<QueryReservationArgs, 'id'>>;
-  reservations?: Resolver<ResolversTypes['ReservationPage'], ParentType, ContextType, RequireFields<QueryReservationsArgs, 'date' | 'page' | 'perPage'>>;
+  reservations?: Resolver<Maybe<ResolversTypes['ReservationPage']>, ParentType, ContextType, RequireFields<QueryReservationsArgs, 'date' | 'page' | 'perPage'>>;
 };
 
 export type ReservationResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Reservation'] = ResolversParentTypes['Reservation']> = {

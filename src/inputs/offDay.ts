@@ -2,9 +2,7 @@ import { z } from 'zod';
 import { toUpstreamLocalDateTime } from '../scalars';
 import type { OffDayBodyDto } from '../upstreams/reservation/dto';
 import { opt, uuidArg } from './parse';
-
-/** Locales the document says are used for off-day notes. */
-export const OFF_DAY_LOCALES = ['en', 'tr', 'de', 'ru'] as const;
+import { localeTag } from './standards';
 
 export const CreateOffDayArgs = z.object({
   input: z
@@ -25,7 +23,8 @@ export const CreateOffDayArgs = z.object({
       translations: opt(
         z.array(
           z.object({
-            locale: z.enum(OFF_DAY_LOCALES, { error: `must be one of ${OFF_DAY_LOCALES.join(', ')}` }),
+            // The document shows en, tr, de and ru in use; any well-formed BCP 47 tag is a locale.
+            locale: localeTag,
             text: z.string().max(2000),
           }),
         ),

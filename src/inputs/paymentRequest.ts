@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { PaymentRequestBodyDto } from '../upstreams/reservation/dto';
 import { opt, uuidArg } from './parse';
+import { amountDigitsIssue, currencyCode } from './standards';
 
 export const UpdatePaymentRequestArgs = z.object({
   input: z
@@ -8,7 +9,7 @@ export const UpdatePaymentRequestArgs = z.object({
       id: uuidArg,
       // A canonical decimal string from the Decimal scalar; the upstream takes a JSON number (CONTRACT.md).
       amount: opt(z.string().refine((s) => Number(s) > 0, 'must be greater than 0')),
-      currency: opt(z.string().regex(/^[A-Z]{3}$/, 'must be a three-letter currency code such as EUR')),
+      currency: opt(currencyCode),
       phoneNumber: opt(z.string().regex(/^\+?\d{8,15}$/, 'must be digits with the country prefix')),
       email: opt(z.email('must be an e-mail address')),
       sendEmail: opt(z.boolean()),
@@ -19,6 +20,8 @@ export const UpdatePaymentRequestArgs = z.object({
       language: opt(z.string().regex(/^[A-Z]{2}$/, 'must be an upper-case language code such as EN')),
     })
     .superRefine((v, ctx) => {
+      const digits = v.amount === undefined ? undefined : amountDigitsIssue(v.amount, v.currency);
+      if (digits) ctx.addIssue({ code: 'custom', path: ['amount'], message: digits });
       if (v.sendEmail && !v.email) ctx.addIssue({ code: 'custom', path: ['email'], message: 'is required when sendEmail is true' });
       if (v.sendSms && !v.phoneNumber) ctx.addIssue({ code: 'custom', path: ['phoneNumber'], message: 'is required when sendSms is true' });
     })

@@ -8,7 +8,6 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { z } from 'zod';
-import type { CostDirectiveArgs, ListSizeDirectiveArgs } from '../generated/graphql';
 
 /** What the estimator needs of one field, read once per schema from its `@cost` and `@listSize` directives. */
 export interface FieldCost {
@@ -26,14 +25,16 @@ export interface ListSize {
   requireOneSlicingArgument: boolean;
 }
 
-// The directives' arguments as the spec types them; checked here so that a typo in the SDL stops the start.
-const CostArgs = z.object({ weight: z.string().regex(/^\d+(\.\d+)?$/, 'must be a non-negative number in a string, e.g. "10"') }) satisfies z.ZodType<CostDirectiveArgs>;
-const ListSizeArgs = z.object({
+// The directives' arguments as the spec types them; checked here so that a typo in the SDL stops the start. That they
+// match the SDL's declarations (the generated CostDirectiveArgs, ListSizeDirectiveArgs) is checked by the compiler in
+// test/limits/costDirectives.test.ts: importing the generated types here would close an import cycle through context.ts.
+export const CostArgs = z.object({ weight: z.string().regex(/^\d+(\.\d+)?$/, 'must be a non-negative number in a string, e.g. "10"') });
+export const ListSizeArgs = z.object({
   assumedSize: z.number().int().min(0).nullish(),
   slicingArguments: z.array(z.string()).nullish(),
   sizedFields: z.array(z.string()).nullish(),
   requireOneSlicingArgument: z.boolean().nullish(),
-}) satisfies z.ZodType<ListSizeDirectiveArgs>;
+});
 
 /** The cost directives of one schema, read once: the estimator looks fields up by `Type.field`. */
 export interface CostDirectives {

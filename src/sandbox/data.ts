@@ -1,20 +1,20 @@
 import { createRandom } from './random';
 import type { SandboxState, TenantState } from './records';
 import { BISTRO_NORD } from './sample/bistroNord';
-import { buildChecks } from './sample/checks';
 import { LA_TERRAZZA } from './sample/laTerrazza';
 import { buildCustomers, buildEmployees, fillAccountDetails } from './sample/people';
 import { buildPosCatalog } from './sample/posCatalog';
-import { BUSY_DAY_OFFSET, buildReservations } from './sample/reservations';
+import { buildScheduleRecords } from './sample/reservations';
+import { busyDateOf, holidayDateOf, planVenue } from './sample/schedule';
 import type { VenueSeed } from './sample/venueSeed';
 import { sampleIdsOf, type LaTerrazzaSample, type VenueSample } from './sample/wellKnown';
-import { addDays, localDateOf } from './venueTime';
+import { localDateOf } from './venueTime';
 
 export type * from './records';
 export type { LaTerrazzaSample, VenueSample };
 
 export interface SampleStateOptions {
-  /** The clock the sample is built around: checks of the last days, reservations of the next 14. Default: new Date(). */
+  /** The clock the sample is built around: the week before today and the two weeks from today. Default: new Date(). */
   now?: Date;
 }
 
@@ -22,9 +22,9 @@ export interface SampleStateOptions {
 const FRONT_OF_HOUSE = new Set(['Manager', 'Host', 'Waiter', 'Bartender']);
 
 /**
- * The sample state: La Terrazza (rich) and Bistro Nord (small). Every id and
- * value comes from seeded streams, one per venue and kind, so only the dates
- * move with `now`.
+ * The sample state: La Terrazza (rich) and Bistro Nord (small), the week before `now` and the two weeks after it.
+ * Every id and value comes from seeded streams, one per venue and kind and one per party of the schedule, so the same
+ * `now` gives the same state, and the records SAMPLE names are the same ones for any `now`.
  */
 export function createSampleState(options: SampleStateOptions = {}): SandboxState {
   const now = options.now ?? new Date();
@@ -40,16 +40,17 @@ function buildVenue(seed: VenueSeed, now: Date): TenantState {
     rc.tables.map((t) => ({ id: ids.uuid(), name: t.name, revenue_center_id: revenueCenters[i]!.id, capacity: t.capacity })));
   const staff = buildEmployees(seed, stream('employees'), propertyId, now);
   const { customers, profiles } = buildCustomers(seed, stream('customers'), enterpriseId, now);
-  const checks = buildChecks({
-    seed, random: stream('checks'), now, propertyId, revenueCenters, tables, customers,
-    servers: staff.filter((s) => FRONT_OF_HOUSE.has(s.role)).map((s) => s.employee),
-    catalog: buildPosCatalog(seed, stream('catalog')),
+  const plan = planVenue(seed, tables, revenueCenters.map((rc) => rc.id), now);
+  const venue = { store_id: storeId, slug: seed.slug, name: seed.name, bookers: seed.bookers };
+  const { checks, reservations, paymentRequests, offDays } = buildScheduleRecords(plan, {
+    checks: {
+      seed, today: localDateOf(now), propertyId, revenueCenters,
+      servers: staff.filter((s) => FRONT_OF_HOUSE.has(s.role)).map((s) => s.employee),
+      catalog: buildPosCatalog(seed, stream('catalog')),
+    },
+    venue, customers, profiles, revenueCenterIds: revenueCenters.map((rc) => rc.id),
   });
   fillAccountDetails(customers, checks);
-  const venue = { store_id: storeId, slug: seed.slug };
-  const { reservations, paymentRequests } = buildReservations({
-    seed, random: stream('reservations'), now, venue, revenueCenters, tables, customers: profiles, checks,
-  });
   return {
     key: seed.key,
     name: seed.name,
@@ -66,7 +67,7 @@ function buildVenue(seed: VenueSeed, now: Date): TenantState {
     checks: byId(checks),
     reservations: byId(reservations),
     payment_requests: byId(paymentRequests),
-    off_days: [],
+    off_days: offDays,
   };
 }
 
@@ -92,13 +93,18 @@ const ids = sampleIdsOf(createSampleState({ now: ID_REFERENCE_NOW }));
 export const SAMPLE = {
   laTerrazza: {
     ...ids.laTerrazza,
-    /** The date (YYYY-MM-DD, venue time) with exactly 50 reservations over exactly 30 distinct checks: today + 1. */
-    busyDate: (state: SandboxState): string => addDays(SAMPLE.today(state), BUSY_DAY_OFFSET),
+    /**
+     * The busy Saturday (YYYY-MM-DD, venue time), the first Saturday after today: exactly 50 reservations over exactly
+     * 30 distinct checks (hotel guests' tabs and pre-orders, all still open).
+     */
+    busyDate: (state: SandboxState): string => busyDateOf(SAMPLE.today(state)),
+    /** The holiday the venue is closed (an off day; its bookings were cancelled): two days after the busy Saturday. */
+    holidayDate: (state: SandboxState): string => holidayDateOf(SAMPLE.today(state)),
     busyDateReservationCount: 50,
     busyDateDistinctCheckCount: 30,
   },
   bistroNord: ids.bistroNord,
-  /** The venue-local date of the state's `now`, the first of the 14 days with reservations. */
+  /** The venue-local date of the state's `now`. */
   today: (state: SandboxState): string => localDateOf(new Date(state.now)),
   /** A well-formed UUID that names nothing in either service. */
   unknownId: '00000000-0000-4000-8000-000000000000',

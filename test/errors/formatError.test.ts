@@ -67,7 +67,7 @@ describe('createFormatError', () => {
   describe('an upstream error', () => {
     it('gets the contract code and the upstream extension', () => {
       const { logger, lines } = memoryLogger();
-      const error = resolverError(new UpstreamError('reservation', 'status', { status: 422, upstreamCode: 822, upstreamMessage: 'Amount is invalid' }), [
+      const error = resolverError(new UpstreamError('reservation', 'status', { status: 422, upstreamCode: 822, upstreamMessage: 'Amount is invalid', inputField: 'input.amount' }), [
         'updatePaymentRequest',
       ]);
       const result = createFormatError(logger)(formattedOf(error), error);

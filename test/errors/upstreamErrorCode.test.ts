@@ -1,6 +1,7 @@
 import {
   ErrorCode,
   UpstreamError,
+  namedAfterInput,
   safeUpstreamMessage,
   upstreamErrorCode,
   upstreamErrorField,
@@ -98,12 +99,14 @@ describe('upstreamExtension', () => {
 });
 
 describe('upstreamErrorField', () => {
+  const PAYMENT_FIELDS = new Map([['amount', 'input.amount'], ['expiration_time', 'input.expirationTime']]);
+
   it.each([
     [422, 822, 'input.amount'],
     [400, 822, 'input.amount'],
     [422, 821, 'input.expirationTime'],
   ])('names the input field of a reservation %i with code %i: %s', (status, upstreamCode, field) => {
-    expect(upstreamErrorField(new UpstreamError('reservation', 'status', { status, upstreamCode }))).toBe(field);
+    expect(upstreamErrorField(namedAfterInput(new UpstreamError('reservation', 'status', { status, upstreamCode }), PAYMENT_FIELDS))).toBe(field);
   });
 
   it.each([
@@ -113,7 +116,7 @@ describe('upstreamErrorField', () => {
     ['a code on a 5xx, which is no input refusal', new UpstreamError('reservation', 'status', { status: 500, upstreamCode: 822 })],
     ["a POS answer, whose codes are not the reservation service's", new UpstreamError('pos', 'status', { status: 422, upstreamCode: 822 })],
   ])('names nothing for %s', (_what, err) => {
-    expect(upstreamErrorField(err)).toBeUndefined();
+    expect(upstreamErrorField(namedAfterInput(err, PAYMENT_FIELDS))).toBeUndefined();
   });
 });
 

@@ -1,25 +1,42 @@
 import { createSampleState, SAMPLE } from '../../src/sandbox';
+import { sampleIdsOf } from '../../src/sandbox/sample/wellKnown';
 
 describe('createSampleState', () => {
-  it('gives the same ids for any now, and moves only the dates', () => {
-    const a = createSampleState({ now: new Date('2026-03-01T08:00:00Z') });
-    const b = createSampleState({ now: new Date('2027-07-19T23:30:00Z') });
-    for (const venue of ['laTerrazza', 'bistroNord'] as const) {
-      expect([...a.tenants[venue].reservations.keys()]).toEqual([...b.tenants[venue].reservations.keys()]);
-      expect([...a.tenants[venue].checks.keys()]).toEqual([...b.tenants[venue].checks.keys()]);
-      expect(a.tenants[venue].employees.map((e) => e.id)).toEqual(b.tenants[venue].employees.map((e) => e.id));
-      expect([...a.tenants[venue].payment_requests.keys()]).toEqual([...b.tenants[venue].payment_requests.keys()]);
+  // A Saturday morning, a Saturday just after midnight (venue time), a Monday evening, a Wednesday at noon, New Year's Eve.
+  const NOWS = ['2026-11-21T07:00:00Z', '2026-11-27T22:30:00Z', '2026-11-23T17:00:00Z', '2027-07-21T09:00:00Z', '2026-12-31T21:59:00Z'];
+
+  it('names the same well-known records for any now', () => {
+    const { busyDate: _b, holidayDate: _h, busyDateReservationCount: _r, busyDateDistinctCheckCount: _c, ...laTerrazza } = SAMPLE.laTerrazza;
+    for (const now of NOWS) {
+      expect(sampleIdsOf(createSampleState({ now: new Date(now) }))).toEqual({ laTerrazza, bistroNord: SAMPLE.bistroNord });
     }
-    expect(a.tenants.laTerrazza.reservations.get(SAMPLE.laTerrazza.reservationWithCheckId)!.date.slice(0, 10)).toBe(SAMPLE.laTerrazza.busyDate(a));
-    expect(SAMPLE.laTerrazza.busyDate(b)).toBe('2027-07-21'); // 23:30Z is already the 20th at +03:00
   });
 
-  it('builds reservations for 14 days from today in venue time', () => {
+  it('builds the same state for the same now', () => {
+    const now = new Date(NOWS[0]!);
+    const [a, b] = [createSampleState({ now }), createSampleState({ now })];
+    for (const venue of ['laTerrazza', 'bistroNord'] as const) {
+      expect([...a.tenants[venue].reservations.values()]).toEqual([...b.tenants[venue].reservations.values()]);
+      expect([...a.tenants[venue].checks.values()]).toEqual([...b.tenants[venue].checks.values()]);
+    }
+  });
+
+  it('puts the busy day on the first Saturday after today, in venue time', () => {
+    const a = createSampleState({ now: new Date('2026-11-23T08:00:00Z') }); // a Monday
+    expect(SAMPLE.laTerrazza.busyDate(a)).toBe('2026-11-28');
+    expect(SAMPLE.laTerrazza.holidayDate(a)).toBe('2026-11-30');
+    const b = createSampleState({ now: new Date('2026-11-27T22:30:00Z') }); // already Saturday the 28th at +03:00
+    expect(SAMPLE.laTerrazza.busyDate(b)).toBe('2026-12-05');
+    expect(a.tenants.laTerrazza.reservations.get(SAMPLE.laTerrazza.reservationWithCheckId)!.date.slice(0, 10)).toBe(SAMPLE.laTerrazza.busyDate(a));
+  });
+
+  it('builds reservations for the week before today and the two weeks from today, in venue time', () => {
     const state = createSampleState({ now: new Date('2026-11-21T10:00:00Z') });
-    const dates = new Set([...state.tenants.laTerrazza.reservations.values()].map((r) => r.date.slice(0, 10)));
-    expect(dates.size).toBe(14);
-    expect([...dates].sort()[0]).toBe('2026-11-21');
-    expect([...dates].sort()[13]).toBe('2026-12-04');
+    const dates = [...new Set([...state.tenants.laTerrazza.reservations.values()].map((r) => r.date.slice(0, 10)))].sort();
+    expect(dates).toHaveLength(21);
+    expect(dates[0]).toBe('2026-11-14');
+    expect(dates[7]).toBe('2026-11-21');
+    expect(dates[20]).toBe('2026-12-04');
   });
 
   it('names real-looking, distinct staff', () => {

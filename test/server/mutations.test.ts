@@ -1,4 +1,5 @@
 import { SAMPLE } from '../../src/sandbox';
+import { addDays } from '../../src/sandbox/venueTime';
 import { BISTRO_NORD, LA_TERRAZZA, startStack, type Stack } from '../support/stack';
 
 describe('mutations through the gateway', () => {
@@ -10,6 +11,8 @@ describe('mutations through the gateway', () => {
   beforeEach(() => stack.sandbox.resetRequests());
 
   const lt = () => SAMPLE.laTerrazza;
+  /** A day a month ahead of the sample's today: the sandbox refuses bookings in the past. */
+  const ahead = () => addDays(SAMPLE.today(stack.sandbox.state), 30);
   const upstreamBodies = () => stack.sandbox.requests.map((r) => r.body);
 
   describe('createReservation', () => {
@@ -21,8 +24,8 @@ describe('mutations through the gateway', () => {
         revenueCenterId: lt().revenueCenterIds[1],
         customer: { firstName: 'Ada', lastName: 'Lovelace', primaryPhoneNumber: '+905551112233', email: 'ada@example.test' },
         guestCount: 4,
-        date: '2026-12-24T19:30',
-        estimatedDischargedAt: '2026-12-24 21:30',
+        date: `${ahead()}T19:30`,
+        estimatedDischargedAt: `${ahead()} 21:30`,
         note: 'Window table, please',
       };
       const res = await stack.gql<{ createReservation: { reservation: Record<string, any> } }>(mutation, { input });
@@ -30,15 +33,15 @@ describe('mutations through the gateway', () => {
       const created = res.body.data!.createReservation.reservation;
       expect(created).toMatchObject({ status: 'init', type: 'reservation', guestCount: 4, note: 'Window table, please', check: null });
       expect(created.customer).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace', typeName: 'normal' });
-      expect(created.date).toMatch(/^2026-12-24T19:30:00[+-]\d{2}:\d{2}$/);
+      expect(created.date).toMatch(new RegExp(`^${ahead()}T19:30:00[+-]\\d{2}:\\d{2}$`));
 
       expect(stack.sandbox.requests[0]).toMatchObject({ service: 'reservation', method: 'POST', path: '/v1/reservations' });
       expect(upstreamBodies()[0]).toEqual({
         revenue_center_id: lt().revenueCenterIds[1],
         customer: { first_name: 'Ada', last_name: 'Lovelace', primary_phone_number: '+905551112233', email: 'ada@example.test' },
         guest_count: 4,
-        date: '2026-12-24 19:30',
-        estimated_discharged_at: '2026-12-24 21:30',
+        date: `${ahead()} 19:30`,
+        estimated_discharged_at: `${ahead()} 21:30`,
         note: 'Window table, please',
       });
 
@@ -68,9 +71,10 @@ describe('mutations through the gateway', () => {
       expect(stack.sandbox.requests).toHaveLength(0);
     });
 
-    it('maps the upstream refusal of an unknown revenue center to BAD_USER_INPUT with the upstream status', async () => {
+    it('maps the upstream refusal of an unknown revenue center to BAD_USER_INPUT naming the input field', async () => {
       const res = await stack.gql(mutation, { input: { revenueCenterId: SAMPLE.unknownId, date: '2026-12-24T19:30', guestCount: 2, customerId: lt().customerId } });
-      expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', upstream: { service: 'reservation', status: 422 } });
+      expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'input.revenueCenterId', upstream: { service: 'reservation', status: 422 } });
+      expect(res.body.errors![0]!.message).toMatch(/: input\.revenueCenterId is not a revenue center of this store\.$/);
     });
 
     it('answers UNAUTHENTICATED with code 960 for a wrong token, and without a call for a missing one', async () => {
@@ -89,13 +93,13 @@ describe('mutations through the gateway', () => {
     const mutation = `mutation($input: CreateCalendarReservationInput!) { createCalendarReservation(input: $input) { reservation { id date guestCount tableId } } }`;
 
     it('books on the calendar with the four API-key headers and returns the reservation', async () => {
-      const input = { revenueCenterId: lt().revenueCenterIds[0], tableId: lt().tableIds[0], date: '2026-12-26 20:00', guestCount: 2, isDining: true, tagIds: [] };
+      const input = { revenueCenterId: lt().revenueCenterIds[0], tableId: lt().tableIds[0], date: `${ahead()} 20:00`, guestCount: 2, isDining: true, tagIds: [] };
       const res = await stack.gql<{ createCalendarReservation: { reservation: { id: string; guestCount: number; tableId: string } } }>(mutation, { input });
       expect(res.body.errors).toBeUndefined();
       expect(res.body.data!.createCalendarReservation.reservation).toMatchObject({ guestCount: 2, tableId: lt().tableIds[0] });
       const sent = stack.sandbox.requests[0]!;
       expect(sent).toMatchObject({ method: 'POST', path: '/api/v1/calendars' });
-      expect(sent.body).toEqual({ revenue_center_id: lt().revenueCenterIds[0], table_id: lt().tableIds[0], date: '2026-12-26 20:00', guest_count: 2, is_dining: true, tag_ids: [] });
+      expect(sent.body).toEqual({ revenue_center_id: lt().revenueCenterIds[0], table_id: lt().tableIds[0], date: `${ahead()} 20:00`, guest_count: 2, is_dining: true, tag_ids: [] });
       for (const h of ['authorization', 'employee_token', 'store_pin_code', 'slug_name']) expect(sent.headers[h]).toBe(LA_TERRAZZA[Object.keys(LA_TERRAZZA).find((k) => k.toLowerCase() === h)!]);
     });
 
@@ -132,7 +136,7 @@ describe('mutations through the gateway', () => {
     });
 
     it.each([
-      [{ translations: [{ locale: 'fr', text: 'Fermé' }] }, 'input.translations[0].locale'],
+      [{ translations: [{ locale: 'en_US', text: 'Closed' }] }, 'input.translations[0].locale'],
       [{ partial: true, startTime: '18:00' }, 'input.endTime'],
       [{ startTime: '25:00', endTime: '26:00' }, 'input.startTime'],
       [{ endDate: '2026-12-30T00:00' }, 'input.endDate'],

@@ -33,10 +33,10 @@ describe('Apollo Client with a persisted query list', () => {
     const apollo = client(stack, sent, true);
     const day = await apollo.query({ query: DayViewDocument, variables: { date: SAMPLE.laTerrazza.busyDate(stack.sandbox.state), perPage: 5 } });
     expect(day.error).toBeUndefined();
-    expect(day.data?.reservations.nodes).toHaveLength(5);
-    expect(day.data?.reservations.nodes.some((r) => r.check?.summary?.totalAmount)).toBe(true);
+    expect(day.data?.reservations?.nodes).toHaveLength(5);
+    expect(day.data?.reservations?.nodes.some((r) => r.check?.summary?.totalAmount)).toBe(true);
     const staff = await apollo.query({ query: StaffListDocument, variables: { perPage: 2 } });
-    expect(staff.data?.employees.nodes).toHaveLength(2);
+    expect(staff.data?.employees?.nodes).toHaveLength(2);
     const booked = await apollo.mutate({
       mutation: BookDocument,
       variables: {

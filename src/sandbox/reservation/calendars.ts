@@ -4,7 +4,7 @@ import { findTypeError, given, isUuid, type BodySpec } from '../validate';
 import type { Checked, EndpointContext } from './context';
 import { RESERVATION_ERRORS as E } from './errors';
 import {
-  endAfterStart, knownCustomer, localDateTimeOf, optionalLocalDateTimeOf, positiveIntegerOf, revenueCenterOf, stringOr, tablesOf,
+  endAfterStart, knownCustomer, localDateTimeOf, optionalLocalDateTimeOf, positiveIntegerOf, revenueCenterOf, notInThePast, withinCapacity, stringOr, tablesOf,
 } from './inputs';
 import { API_CREATOR, buildReservationRecord, toReservationCustomer } from './record';
 import { coversOf } from './reservations';
@@ -46,6 +46,10 @@ export function createCalendarReservation(ctx: EndpointContext): SandboxReply {
   if (!ordered.ok) return ordered.reply;
   const guests = positiveIntegerOf('guest_count', body.guest_count, DEFAULT_GUEST_COUNT);
   if (!guests.ok) return guests.reply;
+  const upcoming = notInThePast('date', date.value, ctx.clock());
+  if (!upcoming.ok) return upcoming.reply;
+  const fits = withinCapacity(tenant, rc.value, guests.value);
+  if (!fits.ok) return fits.reply;
   const covers = coversOf(body);
   if (!covers.ok) return covers.reply;
   const customer = given(body.customer_id) ? knownCustomer(tenant, body.customer_id) : anonymousCustomer(ctx);

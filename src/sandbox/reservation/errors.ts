@@ -4,7 +4,8 @@ import { errorReply, type SandboxReply } from '../http';
  * Every error the simulated reservation service answers, in one place.
  * Documented: 960 (401 Invalid Token), 821, 822, 832 (422 on the payment
  * request update; the messages are ours, the document gives reason names).
- * Assumptions, ours: 801 and 802 for other invalid input, the 400/404/413
+ * Assumptions, ours: 801 and 802 for other invalid input, 803 and 804 for a
+ * booking in the past or beyond the revenue center's seats, the 400/404/413
  * bodies, and that all of them use the documented `errors` body shape.
  */
 export const RESERVATION_ERRORS = {
@@ -13,6 +14,10 @@ export const RESERVATION_ERRORS = {
   invalidParameter: (message: string): SandboxReply => errorReply(422, message, 801),
   /** 802 record_not_found_in_store: an id in the body names nothing of the caller's store. */
   unknownReference: (message: string): SandboxReply => errorReply(422, message, 802),
+  /** 803 date_in_the_past: a booking that starts before now (venue time). */
+  dateInThePast: (message: string): SandboxReply => errorReply(422, message, 803),
+  /** 804 beyond_capacity: more guests than the revenue center seats. */
+  beyondCapacity: (message: string): SandboxReply => errorReply(422, message, 804),
   /** 822 amount_is_invalid. */
   amountInvalid: (): SandboxReply => errorReply(422, 'Amount is invalid', 822),
   /** 821 payment_expiry_duration_is_not_suitable. */

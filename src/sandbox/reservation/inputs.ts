@@ -1,6 +1,6 @@
 import type { ReservationCustomerProfile, RevenueCenter, TenantState, VenueTable } from '../records';
 import { given, isRecord, isUuid } from '../validate';
-import { parseLocalDateTime, type LocalDateTime } from '../venueTime';
+import { localToInstant, parseLocalDateTime, toVenueIso, type LocalDateTime } from '../venueTime';
 import { accept, refuse, type Checked, type EndpointContext } from './context';
 import { RESERVATION_ERRORS as E } from './errors';
 
@@ -53,6 +53,23 @@ export function endAfterStart(start: LocalDateTime, end: LocalDateTime | undefin
     return refuse(E.invalidParameter('estimated_discharged_at must not be before date'));
   }
   return accept(undefined);
+}
+
+/** A booking starts now or later: the venue's clock, in venue time. */
+export function notInThePast(field: string, date: LocalDateTime, now: Date): Checked<void> {
+  if (localToInstant(date).getTime() >= now.getTime() - 60_000) return accept(undefined);
+  const local = toVenueIso(now);
+  return refuse(E.dateInThePast(`${field} ${date.date} ${date.time} is in the past (it is ${local.slice(0, 10)} ${local.slice(11, 16)} at the venue)`));
+}
+
+/**
+ * A party fits the revenue center: at most as many guests as its tables seat together. Assumption: the document
+ * shows no capacity rule; this is the sandbox's, the least a real service refuses ("a booking for 400").
+ */
+export function withinCapacity(tenant: TenantState, revenueCenter: RevenueCenter, guests: number): Checked<void> {
+  const seats = tenant.tables.filter((t) => t.revenue_center_id === revenueCenter.id).reduce((a, t) => a + t.capacity, 0);
+  if (guests <= seats) return accept(undefined);
+  return refuse(E.beyondCapacity(`guest_count ${guests} is beyond the capacity of ${revenueCenter.name} (${seats} seats)`));
 }
 
 export function positiveIntegerOf(field: string, value: unknown, fallback?: number): Checked<number> {

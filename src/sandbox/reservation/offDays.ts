@@ -14,8 +14,15 @@ const OFF_DAY_BODY: BodySpec = {
   translations: 'object[]',
 };
 
-/** The locales the document says are used; the sandbox refuses others. */
-const LOCALES = new Set(['en', 'tr', 'de', 'ru']);
+/** The document shows en, tr, de and ru in use; the sandbox takes any well-formed BCP 47 tag, as the gateway does. */
+function isLocale(tag: unknown): boolean {
+  if (typeof tag !== 'string') return false;
+  try {
+    return Intl.getCanonicalLocales(tag).length === 1;
+  } catch {
+    return false;
+  }
+}
 
 /** POST /api/v1/off-days → 200 with no body (documented). */
 export function createOffDay(ctx: EndpointContext): SandboxReply {
@@ -36,8 +43,8 @@ export function createOffDay(ctx: EndpointContext): SandboxReply {
     if (given(body[field]) && !isLocalTime(body[field])) return E.invalidParameter(`${field} must be a time of the form HH:MM`);
   }
   const translations = (body.translations as OffDayTranslation[] | undefined) ?? [];
-  const badTranslation = translations.find((t) => typeof t.locale !== 'string' || !LOCALES.has(t.locale) || typeof t.text !== 'string');
-  if (badTranslation) return E.invalidParameter('translations need a locale among en, tr, de, ru and a text');
+  const badTranslation = translations.find((t) => !isLocale(t.locale) || typeof t.text !== 'string');
+  if (badTranslation) return E.invalidParameter('translations need a BCP 47 locale and a text');
 
   const offDay: OffDayRecord = { ...pickDocumented(body), id: ctx.newId(), store_id: tenant.store_id, revenue_center_id: rc.value.id, date: body.date as string };
   tenant.off_days.push(offDay);

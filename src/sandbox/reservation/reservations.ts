@@ -6,9 +6,9 @@ import { isLocalDate } from '../venueTime';
 import type { Checked, EndpointContext } from './context';
 import { RESERVATION_ERRORS as E } from './errors';
 import {
-  assignTable, coverOf, endAfterStart, inlineCustomer, knownCustomer, localDateTimeOf, optionalLocalDateTimeOf, positiveIntegerOf,
+  assignTable, coverOf, endAfterStart, inlineCustomer, knownCustomer, localDateTimeOf, notInThePast, optionalLocalDateTimeOf, positiveIntegerOf,
   revenueCenterOf,
-  stringOr, tablesOf,
+  stringOr, tablesOf, withinCapacity,
 } from './inputs';
 import { API_CREATOR, buildReservationRecord, toReservationCustomer } from './record';
 
@@ -34,6 +34,10 @@ export function createReservation(ctx: EndpointContext): SandboxReply {
   if (!ordered.ok) return ordered.reply;
   const guests = positiveIntegerOf('guest_count', body.guest_count);
   if (!guests.ok) return guests.reply;
+  const upcoming = notInThePast('date', date.value, ctx.clock());
+  if (!upcoming.ok) return upcoming.reply;
+  const fits = withinCapacity(tenant, rc.value, guests.value);
+  if (!fits.ok) return fits.reply;
   const covers = coversOf(body);
   if (!covers.ok) return covers.reply;
   const tableIds = [...(given(body.table_id) ? [body.table_id as string] : []), ...((body.table_ids as string[] | undefined) ?? [])];

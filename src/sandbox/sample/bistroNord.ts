@@ -29,6 +29,8 @@ export const BISTRO_NORD: VenueSeed = {
     { first: 'Inès', last: 'Bernard', gender: 'female' }, { first: 'Lucas', last: 'Petit', gender: 'male' },
     { first: 'Manon', last: 'Durand', gender: 'female', nickname: 'Manou' }, { first: 'Antoine', last: 'Faure', gender: 'male' },
     { first: 'Elif', last: 'Şen', gender: 'female' }, { first: 'Paul', last: 'Mercier', gender: 'male' },
+    { first: 'Claire', last: 'Lambert', gender: 'female' }, { first: 'Nicolas', last: 'Roux', gender: 'male' },
+    { first: 'Sarah', last: 'Fontaine', gender: 'female' }, { first: 'Mathis', last: 'Chevalier', gender: 'male' },
   ],
   menu: [
     { name: "Soupe à l'Oignon", priceCents: 850, course: 'food' },
@@ -47,9 +49,10 @@ export const BISTRO_NORD: VenueSeed = {
   offers: [{ name: 'Formule Midi', cents: 500 }],
   deliveryAddresses: [],
   taxRatePercent: 10,
-  checkCount: 6,
-  openCheckCount: 2,
-  deliveryEvery: 0,
-  busyDayCheckCount: 0,
+  weekdayVolume: [3, 2, 2, 3, 4, 6, 6],
+  seatedNow: 2,
+  busySaturday: false,
+  holiday: false,
+  deliveries: false,
   bookers: ['Camille Laurent', 'Online booking'],
 };

@@ -1,7 +1,7 @@
 import { formatMoney, taxPortion } from '../money';
 import type { Random } from '../random';
 import type { Check, CheckItem, CheckPayment, Customer, Employee, RevenueCenter, VenueTable } from '../records';
-import { addDays, localDateOf, localToInstant, unixSeconds } from '../venueTime';
+import { unixSeconds } from '../venueTime';
 import { checkSummary, checkTotals, lineSummary, type CheckTotals } from './checkTotals';
 import type { MenuItem, PosCatalog } from './posCatalog';
 import type { VenueSeed } from './venueSeed';
@@ -12,59 +12,63 @@ const CARD_BRANDS = ['visa', 'mastercard', 'amex'];
 
 export interface CheckContext {
   seed: VenueSeed;
-  random: Random;
-  now: Date;
+  /** The venue-local date of `now`: shifts are counted from it. */
+  today: string;
   propertyId: string;
   /** In the order of seed.revenueCenters. */
   revenueCenters: RevenueCenter[];
-  tables: VenueTable[];
   /** Front-of-house staff who open checks. */
   servers: Employee[];
-  customers: Customer[];
   catalog: PosCatalog;
 }
 
-/**
- * The venue's checks. What a check is (open, delivery, walk-in, discounted, …)
- * follows from its index, so SAMPLE's picks and the ids never depend on `now`;
- * only the timestamps move with it.
- */
-export function buildChecks(ctx: CheckContext): Check[] {
-  const checks = Array.from({ length: ctx.seed.checkCount }, (_, i) => buildCheck(i, ctx));
-  numberChecks(checks);
-  return checks;
+/** One party's check as the schedule has it: where, for whom, when (src/sandbox/sample/schedule.ts). */
+export interface CheckSpec {
+  /** The party's own stream: the check's ids and contents depend on nothing else. */
+  random: Random;
+  /** What kind of check it is beyond its party (discount, offer, complimentary line, deposit, …). */
+  variety: number;
+  rcIndex: number;
+  table: VenueTable | null;
+  customer: Customer | null;
+  guests: number;
+  /** The party's day: the check's business date. */
+  businessDate: string;
+  openedAt: Date;
+  closedAt: Date | null;
+  delivery: boolean;
 }
 
-function buildCheck(i: number, ctx: CheckContext): Check {
-  const { seed, random, catalog } = ctx;
+/**
+ * A party's check. What it holds follows from `variety` and the party's own stream, so SAMPLE's picks never depend
+ * on `now`; only the timestamps move with it.
+ */
+export function buildCheck(spec: CheckSpec, ctx: CheckContext): Check {
+  const { seed, catalog } = ctx;
+  const { random, variety: i, delivery } = spec;
   const id = random.uuid();
-  const open = i < seed.openCheckCount;
-  const delivery = seed.deliveryEvery > 0 && i % seed.deliveryEvery === 7;
-  const rcIndex = delivery ? 0 : i % seed.revenueCenters.length;
-  const rcSeed = seed.revenueCenters[rcIndex]!;
-  const revenueCenter = ctx.revenueCenters[rcIndex]!;
-  const walkIn = rcSeed.walkIns && i % 2 === 0;
-  const rcTables = ctx.tables.filter((t) => t.revenue_center_id === revenueCenter.id);
-  const table = delivery ? null : rcTables[Math.floor(i / seed.revenueCenters.length) % rcTables.length]!;
-  const customer = walkIn ? null : ctx.customers[(i * 7) % ctx.customers.length]!;
-  const times = checkTimes(i, open, ctx);
-  const businessDate = localDateOf(times.created);
-  const lines = pickLines(i, rcSeed.walkIns, delivery, ctx);
+  const open = spec.closedAt === null;
+  const rcSeed = seed.revenueCenters[spec.rcIndex]!;
+  const revenueCenter = ctx.revenueCenters[spec.rcIndex]!;
+  const walkIn = spec.customer === null;
+  const { table, customer, businessDate } = spec;
+  const lines = pickLines(i, rcSeed.walkIns, delivery, random, catalog);
   const discount = i % 5 === 0 ? catalog.discounts[Math.floor(i / 5) % catalog.discounts.length] : undefined;
   const offer = i % 7 === 0 ? catalog.offers[Math.floor(i / 7) % catalog.offers.length] : undefined;
   const totals = checkTotals(lines, { discount: discount?.cents ?? 0, offer: offer?.cents ?? 0 },
     delivery ? null : rcSeed.serviceChargePercent, catalog.tax.rate);
-  const payments = buildPayments(i, open, totals.total, businessDate, rcSeed.walkIns, ctx);
+  const payments = buildPayments(i, open, totals.total, businessDate, rcSeed.walkIns, random, catalog);
   const paid = payments.reduce((a, p) => a + Math.round(Number(p.paid_amount) * 100), 0);
-  const guests = delivery ? random.int(1, 2) : random.int(1, table?.capacity ?? 2);
+  const guests = spec.guests;
   const male = random.int(0, guests);
   const child = guests - male > 1 && i % 8 === 2 ? 1 : 0;
+  const dayOffset = Math.round((Date.parse(businessDate) - Date.parse(ctx.today)) / 86_400_000);
   return {
     id,
     alias: '', // numbered below, once all checks exist
-    created_at: unixSeconds(times.created),
-    updated_at: unixSeconds(times.updated),
-    closed_at: times.closed === null ? null : unixSeconds(times.closed),
+    created_at: unixSeconds(spec.openedAt),
+    updated_at: unixSeconds(spec.closedAt ?? new Date(spec.openedAt.getTime() + 5 * MINUTE_MS)),
+    closed_at: spec.closedAt === null ? null : unixSeconds(spec.closedAt),
     business_date: businessDate,
     female_cover: guests - male - child,
     male_cover: male,
@@ -77,45 +81,33 @@ function buildCheck(i: number, ctx: CheckContext): Check {
     delivery_status: delivery ? (open ? 'on_the_way' : 'delivered') : 'none',
     property_id: ctx.propertyId,
     revenue_center: { id: revenueCenter.id, name: revenueCenter.name },
-    shift_id: catalog.shifts[times.daysAgo]!,
+    shift_id: catalog.shifts[dayOffset + SHIFT_TODAY] ?? catalog.shifts[SHIFT_TODAY]!,
     employee: ctx.servers[(i * 5) % ctx.servers.length]!,
     table: table ? { id: table.id, name: table.name } : null,
     sales_channel: delivery ? catalog.salesChannels.delivery : catalog.salesChannels.dineIn,
     customer,
     delivery: delivery ? {
-      address: seed.deliveryAddresses[Math.floor(i / seed.deliveryEvery) % seed.deliveryAddresses.length]!,
+      address: seed.deliveryAddresses[i % seed.deliveryAddresses.length]!,
       address_id: random.uuid(),
       recipient: customer ? `${customer.first_name} ${customer.last_name}` : 'Guest',
       payment_names: payments.length > 0 ? [catalog.paymentTypes.card.name] : [catalog.paymentTypes.cash.name],
     } : null,
     extras: delivery ? { platform: 'in-house', courier: 'Kerem' } : { origin: walkIn ? 'bar_ipad' : 'handheld' },
-    check_service_charge: serviceCharge(totals, businessDate, ctx),
+    check_service_charge: serviceCharge(totals, businessDate, random, catalog),
     summary: checkSummary(totals, paid),
     check_discounts: discount && totals.discounts > 0 ? [{
       id: random.uuid(), business_date: businessDate, source: 'system', value: formatMoney(discount.cents),
       discount_amount: formatMoney(totals.discounts), discount_id: discount.id, name: discount.name, type: 'amount', annotation: '',
     }] : [],
     check_payments: payments,
-    check_items: lines.map((line) => checkItem(line, businessDate, open, ctx)),
+    check_items: lines.map((line) => checkItem(line, businessDate, open, random, catalog)),
     check_offers: offer && totals.offers > 0
       ? [{ id: random.uuid(), offer_id: offer.id, name: offer.name, value: formatMoney(totals.offers) }] : [],
   };
 }
 
-/** Open checks were opened in the last hours; closed ones on the six days before today. */
-function checkTimes(i: number, open: boolean, ctx: CheckContext) {
-  if (open) {
-    const created = new Date(ctx.now.getTime() - (20 + 11 * i) * MINUTE_MS);
-    return { created, updated: new Date(created.getTime() + 5 * MINUTE_MS), closed: null, daysAgo: 0 };
-  }
-  const j = i - ctx.seed.openCheckCount;
-  const daysAgo = 1 + (j % 6);
-  const minutes = 12 * 60 + ((j * 47) % 600);
-  const time = `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
-  const created = localToInstant({ date: addDays(localDateOf(ctx.now), -daysAgo), time });
-  const closed = new Date(created.getTime() + (45 + ((j * 13) % 75)) * MINUTE_MS);
-  return { created, updated: closed, closed, daysAgo };
-}
+/** catalog.shifts holds one shift a day from PAST_DAYS before today; this index is today's. */
+const SHIFT_TODAY = 7;
 
 interface PickedLine {
   menuItem: MenuItem;
@@ -125,8 +117,7 @@ interface PickedLine {
   priceCents: number;
 }
 
-function pickLines(i: number, bar: boolean, delivery: boolean, ctx: CheckContext): PickedLine[] {
-  const { random, catalog } = ctx;
+function pickLines(i: number, bar: boolean, delivery: boolean, random: Random, catalog: PosCatalog): PickedLine[] {
   const pool = catalog.menu.filter((m) => (bar ? m.course === 'drink' || m.priceCents < 1300 : delivery ? m.course === 'food' : true));
   const count = i === 0 ? 6 : random.int(1, 6);
   return Array.from({ length: count }, (_, n) => {
@@ -143,10 +134,9 @@ function pickLines(i: number, bar: boolean, delivery: boolean, ctx: CheckContext
   });
 }
 
-function checkItem(line: PickedLine, businessDate: string, open: boolean, ctx: CheckContext): CheckItem {
-  const { catalog } = ctx;
+function checkItem(line: PickedLine, businessDate: string, open: boolean, random: Random, catalog: PosCatalog): CheckItem {
   return {
-    id: ctx.random.uuid(),
+    id: random.uuid(),
     parent_check_item_id: null,
     reason_id: line.complimentary ? catalog.complimentaryReason.id : null,
     business_date: businessDate,
@@ -164,9 +154,8 @@ function checkItem(line: PickedLine, businessDate: string, open: boolean, ctx: C
   };
 }
 
-/** Closed checks are paid in full (every third split card + cash); every fourth open one is half paid. */
-function buildPayments(i: number, open: boolean, total: number, businessDate: string, bar: boolean, ctx: CheckContext): CheckPayment[] {
-  const { catalog, random } = ctx;
+/** Closed checks are paid in full (every third split card + cash); every fourth open one is half paid (a deposit, or the first round). */
+function buildPayments(i: number, open: boolean, total: number, businessDate: string, bar: boolean, random: Random, catalog: PosCatalog): CheckPayment[] {
   const device = bar ? catalog.devices[1]! : catalog.devices[i % 2 === 0 ? 0 : 2]!;
   const pay = (cents: number, card: boolean): CheckPayment => ({
     id: random.uuid(),
@@ -187,17 +176,17 @@ function buildPayments(i: number, open: boolean, total: number, businessDate: st
   return [pay(total, i % 2 === 0)];
 }
 
-function serviceCharge(totals: CheckTotals, businessDate: string, ctx: CheckContext): Check['check_service_charge'] {
+function serviceCharge(totals: CheckTotals, businessDate: string, random: Random, catalog: PosCatalog): Check['check_service_charge'] {
   if (totals.serviceCharge === 0) return null;
-  const tax = taxPortion(totals.serviceCharge, ctx.catalog.tax.rate);
+  const tax = taxPortion(totals.serviceCharge, catalog.tax.rate);
   return {
-    id: ctx.random.uuid(),
-    service_charge_id: ctx.catalog.serviceChargeId,
+    id: random.uuid(),
+    service_charge_id: catalog.serviceChargeId,
     business_date: businessDate,
     amount: formatMoney(totals.serviceCharge),
     tax_amount: formatMoney(tax),
     net_amount: formatMoney(totals.serviceCharge - tax),
-    tax: ctx.catalog.tax,
+    tax: catalog.tax,
   };
 }
 
@@ -205,7 +194,7 @@ function serviceCharge(totals: CheckTotals, businessDate: string, ctx: CheckCont
  * sequential_id counts checks by opening time (closed ones first, so the
  * numbers do not shift with the hour of `now`); sequence restarts every business date.
  */
-function numberChecks(checks: Check[]): void {
+export function numberChecks(checks: Check[]): void {
   const perDay = new Map<string, number>();
   const order = (c: Check): number => (c.status === 'open' ? 1 : 0);
   [...checks].sort((a, b) => order(a) - order(b) || a.created_at - b.created_at).forEach((check, rank) => {

@@ -27,7 +27,7 @@ export interface PosCatalog {
   devices: NamedRef[];
   salesChannels: { dineIn: NamedRef; delivery: NamedRef };
   complimentaryReason: NamedRef;
-  /** One shift a day, newest first: shifts[0] is today's. */
+  /** One shift a day of the sample, oldest first: shifts[0] is 7 days ago, shifts[7] today's, shifts[20] 13 days ahead. */
   shifts: string[];
 }
 
@@ -45,6 +45,6 @@ export function buildPosCatalog(seed: VenueSeed, random: Random): PosCatalog {
     devices: [named('Terminal 1'), named('Bar iPad'), named('Handheld 3')],
     salesChannels: { dineIn: named('Dine-in'), delivery: named('Delivery') },
     complimentaryReason: named('Kitchen delay'),
-    shifts: Array.from({ length: 8 }, () => random.uuid()),
+    shifts: Array.from({ length: 21 }, () => random.uuid()),
   };
 }

@@ -1,146 +1,116 @@
-import type { Random } from '../random';
-import type { Check, PaymentRequestRecord, ReservationCustomerProfile, ReservationRecord, RevenueCenter, VenueTable } from '../records';
+import { createRandom } from '../random';
+import type {
+  Check, Customer, OffDayRecord, PaymentRequestRecord, ReservationCustomer, ReservationCustomerProfile, ReservationRecord,
+} from '../records';
 import { buildReservationRecord, toReservationCustomer } from '../reservation/record';
-import { addDays, localDateOf } from '../venueTime';
-import type { VenueSeed } from './venueSeed';
+import { toVenueIso } from '../venueTime';
+import { buildCheck, numberChecks, type CheckContext } from './checks';
+import type { Entry, SchedulePlan } from './schedule';
 
-/** Reservations cover this many days from today. */
-export const RESERVATION_DAYS = 14;
-/** The busy day is today plus this many days. */
-export const BUSY_DAY_OFFSET = 1;
-/** The busy day's reservations: 20 parties over two tables sharing a check, 10 over one table. */
-const BUSY_DAY_PAIRS = 20;
-const BUSY_DAY_SINGLES = 10;
-const BUSY_TIMES = ['12:00', '12:30', '13:00', '13:30', '19:00', '19:30', '20:00', '20:30', '21:00', '21:30'];
 const NOTES = ['Anniversary dinner', 'High chair needed', 'Window table, please'];
+/** Parties still to come or at their table: the seats they hold. */
+const SEATED: ReadonlySet<string> = new Set(['seated', 'completed', 'walk_in']);
 
-export interface ReservationContext {
-  seed: VenueSeed;
-  random: Random;
-  now: Date;
-  venue: { store_id: string; slug: string };
-  /** In the order of seed.revenueCenters. */
-  revenueCenters: RevenueCenter[];
-  tables: VenueTable[];
-  customers: ReservationCustomerProfile[];
-  checks: Check[];
-}
-
-interface Booking {
-  rcIndex: number;
-  table: VenueTable;
-  date: string;
-  time: string;
-  customer: ReservationCustomerProfile;
-  check: Check | null;
-  withPayment: boolean;
+export interface ScheduleRecordsContext {
+  checks: CheckContext;
+  venue: { store_id: string; slug: string; name: string; bookers: readonly string[] };
+  /** POS customers and the reservation service's book: the same people, the same ids, the same order. */
+  customers: readonly Customer[];
+  profiles: readonly ReservationCustomerProfile[];
+  revenueCenterIds: readonly string[];
 }
 
 /**
- * Lunch and dinner reservations for RESERVATION_DAYS days from today. The
- * loops never look at `now`, so the ids come out the same on every start.
+ * The records of a plan: each party's reservation (deliveries have none), its check when it has one (a hotel
+ * guest's lunch and dinner share one), the deposit requests, and the holiday's off day. A party's check belongs to
+ * its guest, its table and its day, by construction.
  */
-export function buildReservations(ctx: ReservationContext) {
+export function buildScheduleRecords(plan: SchedulePlan, ctx: ScheduleRecordsContext) {
+  const parties = plan.entries.map((entry) => partyOf(entry, ctx));
+  const checks = parties.flatMap((p) => (p.check ? [p.check] : []));
+  numberChecks(checks);
+  const checkOf = new Map(parties.filter((p) => p.check).map((p) => [p.entry.stream, p.check!]));
   const reservations: ReservationRecord[] = [];
   const paymentRequests: PaymentRequestRecord[] = [];
-  const today = localDateOf(ctx.now);
-  let n = 0;
-  for (let day = 0; day < RESERVATION_DAYS; day += 1) {
-    const date = addDays(today, day);
-    const bookings = day === BUSY_DAY_OFFSET && ctx.seed.busyDayCheckCount > 0 ? busyDay(date, ctx) : ordinaryDay(date, day, ctx);
-    for (const booking of bookings) {
-      const { record, paymentRequest } = reservationOf(booking, n, ctx);
-      reservations.push(record);
-      if (paymentRequest) paymentRequests.push(paymentRequest);
-      n += 1;
-    }
-  }
-  return { reservations, paymentRequests };
-}
-
-/** Every slot of every revenue center; a third carry a check from the checks not kept for the busy day. */
-function ordinaryDay(date: string, day: number, ctx: ReservationContext): Booking[] {
-  const pool = ctx.checks.slice(ctx.seed.busyDayCheckCount);
-  const bookings: Booking[] = [];
-  ctx.seed.revenueCenters.forEach((rcSeed, rcIndex) => {
-    const tables = tablesOf(rcIndex, ctx);
-    rcSeed.slots.forEach((time, s) => {
-      const k = day * 31 + rcIndex * 7 + s;
-      bookings.push({
-        rcIndex, date, time,
-        table: tables[(s + day) % tables.length]!,
-        customer: ctx.customers[(k * 7 + 3) % ctx.customers.length]!,
-        check: k % 3 === 0 ? pool[Math.floor(k / 3) % pool.length]! : null,
-        withPayment: k % 5 === 2,
-      });
-    });
+  parties.forEach((party, n) => {
+    if (party.entry.kind === 'delivery') return;
+    const check = checkOf.get(party.entry.sharesCheckOf ?? party.entry.stream) ?? null;
+    const { record, paymentRequest } = reservationOf(party, check, n, ctx);
+    reservations.push(record);
+    if (paymentRequest) paymentRequests.push(paymentRequest);
   });
-  return bookings;
+  const offDays = plan.holidayDate ? [holidayOffDay(plan.holidayDate, ctx)] : [];
+  return { checks, reservations, paymentRequests, offDays };
 }
 
-/** 50 reservations over exactly 30 distinct checks: the list the gateway's tests and benchmark load. */
-function busyDay(date: string, ctx: ReservationContext): Booking[] {
-  const parties = BUSY_DAY_PAIRS + BUSY_DAY_SINGLES;
-  const bookings: Booking[] = [];
-  for (let party = 0; party < parties; party += 1) {
-    const rcIndex = party % ctx.revenueCenters.length;
-    const slot = Math.floor(party / ctx.revenueCenters.length);
-    const tables = tablesOf(rcIndex, ctx);
-    const size = party < BUSY_DAY_PAIRS ? 2 : 1;
-    for (let t = 0; t < size; t += 1) {
-      bookings.push({
-        rcIndex, date,
-        time: BUSY_TIMES[slot % BUSY_TIMES.length]!,
-        table: tables[(slot + t) % tables.length]!,
-        customer: ctx.customers[(party * 5) % ctx.customers.length]!,
-        check: ctx.checks[party]!,
-        withPayment: party % 10 === 3 && t === 0,
-      });
-    }
-  }
-  return bookings;
+interface Party {
+  entry: Entry;
+  id: string;
+  guests: number;
+  customer: ReservationCustomer;
+  email: string;
+  phone: string;
+  check: Check | null;
+  paymentId: string | null;
 }
 
-function reservationOf(booking: Booking, n: number, ctx: ReservationContext) {
-  const { random, seed } = ctx;
+function partyOf(entry: Entry, ctx: ScheduleRecordsContext): Party {
+  const random = createRandom(`${ctx.checks.seed.key}:${entry.stream}`);
   const id = random.uuid();
-  const guestCount = random.int(Math.min(2, booking.table.capacity), booking.table.capacity);
-  const childCover = guestCount >= 3 && n % 9 === 4 ? 1 : 0;
-  const maleCover = random.int(0, guestCount - childCover);
-  const paymentId = booking.withPayment ? random.uuid() : null;
-  const amount = guestCount * 20;
+  const capacity = entry.table?.capacity ?? 2;
+  const guests = random.int(Math.min(2, capacity), capacity);
+  const profile = entry.customer === null ? undefined : ctx.profiles[entry.customer];
+  const posCustomer = entry.customer === null ? null : ctx.customers[entry.customer] ?? null;
+  const check = entry.check && !entry.sharesCheckOf ? buildCheck({
+    random, variety: entry.variety, rcIndex: entry.rcIndex, table: entry.table, customer: posCustomer, guests,
+    businessDate: entry.date, openedAt: entry.check.openedAt, closedAt: entry.check.closedAt, delivery: entry.kind === 'delivery',
+  }, ctx.checks) : null;
+  const paymentId = entry.withPayment ? random.uuid() : null;
+  // A guest who gave no name is the book's anonymous guest (the service has an "anonymous customers" group).
+  const customer: ReservationCustomer = profile ? toReservationCustomer(profile) : {
+    id: random.uuid(), first_name: 'Walk-in', last_name: 'Guest', nickname: null, is_anonym: true, primary_phone_number: '', type_name: 'normal',
+  };
+  return { entry, id, guests, customer, email: profile?.email ?? '', phone: profile?.primary_phone_number ?? '', check, paymentId };
+}
+
+function reservationOf(party: Party, check: Check | null, n: number, ctx: ScheduleRecordsContext) {
+  const { entry, guests, paymentId } = party;
+  const childCover = guests >= 3 && n % 9 === 4 ? 1 : 0;
+  const maleCover = Math.floor((guests - childCover) / 2) + (n % 2);
+  const amount = guests * 20;
   const record = buildReservationRecord(ctx.venue, {
-    id,
-    revenueCenterId: ctx.revenueCenters[booking.rcIndex]!.id,
-    tables: [booking.table],
-    customer: toReservationCustomer(booking.customer),
-    guestCount,
-    occupiedSeatCount: booking.check ? guestCount : 0,
-    maleCover,
-    femaleCover: guestCount - childCover - maleCover,
+    id: party.id,
+    revenueCenterId: ctx.revenueCenterIds[entry.rcIndex]!,
+    tables: [entry.table!],
+    customer: party.customer,
+    guestCount: guests,
+    occupiedSeatCount: SEATED.has(entry.kind) ? guests : 0,
+    maleCover: Math.min(maleCover, guests - childCover),
+    femaleCover: guests - childCover - Math.min(maleCover, guests - childCover),
     childCover,
-    date: { date: booking.date, time: booking.time },
-    stayMinutes: seed.revenueCenters[booking.rcIndex]!.stayMinutes,
-    note: n % 7 === 2 ? NOTES[0]! : n % 11 === 5 ? NOTES[1]! : n % 13 === 8 ? NOTES[2]! : '',
-    hotelRoomNumber: n % 17 === 6 ? String(1200 + (n % 40)) : '',
+    date: { date: entry.date, time: entry.time },
+    stayMinutes: entry.stayMinutes,
+    note: entry.note || (n % 7 === 2 ? NOTES[0]! : n % 11 === 5 ? NOTES[1]! : n % 13 === 8 ? NOTES[2]! : ''),
+    hotelRoomNumber: entry.hotelRoom,
     isDraft: false,
-    // Only "init" is documented; "confirmed" is the sandbox's guess for a booking the venue accepted.
-    status: n % 4 === 0 ? 'init' : 'confirmed',
-    createdAt: new Date(ctx.now.getTime() - (1 + (n % 20)) * 86_400_000 - ((n * 37) % 600) * 60_000),
-    createdBy: seed.bookers[n % seed.bookers.length]!,
-    check: booking.check ? { id: booking.check.id, alias: booking.check.alias, status: booking.check.status } : null,
+    status: entry.status,
+    createdAt: entry.bookedAt,
+    createdBy: entry.kind === 'walk_in' ? 'Walk-in' : ctx.venue.bookers[n % ctx.venue.bookers.length]!,
+    check: check ? { id: check.id, alias: check.alias, status: check.status } : null,
     reservationPayment: paymentId ? { id: paymentId, amount, currency: 'EUR', status: 'active' } : null,
   });
+  if (entry.check?.closedAt && SEATED.has(entry.kind)) record.discharged_at = toVenueIso(entry.check.closedAt);
+  const sms = n % 2 === 0;
   const paymentRequest: PaymentRequestRecord | null = paymentId ? {
     id: paymentId,
-    reservation_id: id,
+    reservation_id: party.id,
     amount,
     currency: 'EUR',
-    phone_number: booking.customer.primary_phone_number,
-    email: booking.customer.email,
+    phone_number: party.phone.replace(/^\+/, ''),
+    email: party.email,
     send_email: true,
-    send_sms: n % 2 === 0,
-    sms_content: n % 2 === 0 ? `Your table at ${seed.name} is held for you: pay the deposit to confirm.` : '',
+    send_sms: sms,
+    sms_content: sms ? `Your table at ${ctx.venue.name} is held for you: pay the deposit to confirm.` : '',
     note: 'Deposit for your booking',
     expiration_time: 48,
     language: 'EN',
@@ -149,8 +119,27 @@ function reservationOf(booking: Booking, n: number, ctx: ReservationContext) {
   return { record, paymentRequest };
 }
 
-function tablesOf(rcIndex: number, ctx: ReservationContext): VenueTable[] {
-  const rcId = ctx.revenueCenters[rcIndex]!.id;
-  return ctx.tables.filter((t) => t.revenue_center_id === rcId);
+/** The holiday: every revenue center closed all day, the note shown to guests in the document's locales. */
+function holidayOffDay(date: string, ctx: ScheduleRecordsContext): OffDayRecord {
+  const random = createRandom(`${ctx.checks.seed.key}:holiday`);
+  const [main, ...children] = ctx.revenueCenterIds;
+  return {
+    id: random.uuid(),
+    store_id: ctx.venue.store_id,
+    revenue_center_id: main!,
+    child_revenue_center_ids: children,
+    type: 1,
+    date: `${date} 00:00`,
+    end_date: `${date} 23:59`,
+    active_for_reservations: false,
+    active_for_online: false,
+    active_for_requests: false,
+    is_note_visible: true,
+    partial: false,
+    translations: [
+      { locale: 'en', text: 'Closed for the holiday' },
+      { locale: 'tr', text: 'Bayram nedeniyle kapalıyız' },
+      { locale: 'de', text: 'Feiertags geschlossen' },
+    ],
+  };
 }
-

@@ -45,13 +45,19 @@ export interface VenueSeed {
   offers: ReadonlyArray<{ name: string; cents: number }>;
   deliveryAddresses: readonly string[];
   taxRatePercent: number;
-  checkCount: number;
-  /** The first openCheckCount checks are open (today); the rest closed on earlier days. */
-  openCheckCount: number;
-  /** Every check whose index is 7 modulo this is a delivery; 0: no deliveries. */
-  deliveryEvery: number;
-  /** How many checks, from index 0, are kept for the busy day (0: no busy day). */
-  busyDayCheckCount: number;
+  /**
+   * Reservations of an ordinary day by weekday, Sunday first: a quiet Monday, a full Saturday. The three weeks of
+   * the sample hold each weekday three times, so the sample's size does not depend on the day it is built.
+   */
+  weekdayVolume: readonly [number, number, number, number, number, number, number];
+  /** Parties seated right now, each on an open check (the kitchen's current service). */
+  seatedNow: number;
+  /** The busy Saturday: 50 reservations over 30 distinct pre-order checks (SAMPLE.laTerrazza.busyDate). */
+  busySaturday: boolean;
+  /** A holiday the venue is closed: an off day two days after the busy Saturday, its bookings cancelled. */
+  holiday: boolean;
+  /** Deliveries among the past days' checks. */
+  deliveries: boolean;
   /** Names that appear as `created_by` of sample reservations. */
   bookers: readonly string[];
 }

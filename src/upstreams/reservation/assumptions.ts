@@ -39,11 +39,11 @@ export const RESERVATION_ERROR_REASONS: Readonly<Record<number, string>> = {
 };
 
 /**
- * The input field each documented input-refusal code names (reservation-service.md, "Errors": 821 about
- * expiration_time, 822 about amount, both on the payment request update), as `extensions.field` gives it: the path
- * in the `updatePaymentRequest` input. A code that names no field is absent.
+ * The upstream request field each documented input-refusal code is about (reservation-service.md, "Errors": 821 about
+ * expiration_time, 822 about amount, both on the payment request update). `extensions.field` is its GraphQL input
+ * path, derived from the input mapper (src/errors/inputNames.ts). A code that names no field is absent.
  */
 export const RESERVATION_ERROR_FIELDS: Readonly<Record<number, string>> = {
-  821: 'input.expirationTime',
-  822: 'input.amount',
+  821: 'expiration_time',
+  822: 'amount',
 };

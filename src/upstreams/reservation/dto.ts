@@ -126,7 +126,8 @@ export const OffDayBody = z.object({
   start_time: upstreamLocalTime.optional(),
   end_time: upstreamLocalTime.optional(),
   days: z.array(z.number().int()).optional(),
-  translations: z.array(z.object({ locale: z.enum(['en', 'tr', 'de', 'ru']), text: z.string() })).optional(),
+  // `locale`: the document shows en, tr, de, ru in use; any BCP 47 tag the input accepted (src/inputs/standards.ts).
+  translations: z.array(z.object({ locale: z.string().min(1), text: z.string() })).optional(),
 });
 export type OffDayBodyDto = z.infer<typeof OffDayBody>;
 
