@@ -27,6 +27,8 @@ interface Harness {
   date: string;
   /** The busy day's distinct check ids, read before any fault. */
   checkIds: string[];
+  /** The check each of the busy day's reservations links to, for those that have one (some have none). */
+  checkOf: ReadonlyMap<string, string>;
   circuitLines(): Array<Record<string, unknown>>;
   close(): Promise<void>;
 }
@@ -42,13 +44,15 @@ async function start(env: Record<string, string>, pos: FaultProxy, reservation?:
   const first = await stack.gql<DayData>(DAY, { date });
   pos.rate = posRate;
   res.rate = resRate;
-  const checkIds = [...new Set(first.body.data!.reservations!.nodes.flatMap((n) => (n.check ? [n.check.id] : [])))];
+  const checkOf = new Map(first.body.data!.reservations!.nodes.flatMap((n) => (n.check ? [[n.id, n.check.id] as const] : [])));
+  const checkIds = [...new Set(checkOf.values())];
   return {
     stack,
     pos,
     reservation: res,
     date,
     checkIds,
+    checkOf,
     circuitLines: () => stack.logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.circuit !== undefined),
     async close() {
       await stack.close();
@@ -108,7 +112,8 @@ describe('the circuit breaker through the gateway', () => {
         expect(res.status).toBe(200);
         expect(codesOf(res)).not.toContain('INTERNAL_SERVER_ERROR');
         if (kind === 'day') {
-          const nodes = (res.body.data as unknown as DayData | null)?.reservations?.nodes ?? [];
+          // Only reservations that link to a check ask POS for one.
+          const nodes = ((res.body.data as unknown as DayData | null)?.reservations?.nodes ?? []).filter((n) => h.checkOf.has(n.id));
           asked += nodes.length;
           served += nodes.filter((n) => n.check !== null).length;
         }
@@ -143,8 +148,11 @@ describe('the circuit breaker through the gateway', () => {
       for (const res of direct) expect({ data: res.body.data, codes: codesOf(res) }).toEqual({ data: { check: null }, codes: ['UPSTREAM_ERROR'] });
       for (const res of results.filter((_r, i) => i % 4 === 0)) {
         const nodes = (res.body.data as unknown as DayData).reservations!.nodes;
-        expect(nodes.filter((n) => n.check === null).length).toBeGreaterThan(0);
-        expect(nodes.filter((n) => n.check !== null).length).toBeGreaterThan(40);
+        // Exactly the reservations on the broken check lose it; every other linked check arrives.
+        const onBroken = nodes.filter((n) => h.checkOf.get(n.id) === broken);
+        expect(onBroken.length).toBeGreaterThan(0);
+        expect(onBroken.every((n) => n.check === null)).toBe(true);
+        expect(nodes.filter((n) => n.check !== null).length).toBe(h.checkOf.size - onBroken.length);
       }
       expect(h.pos.stats.faults.status500).toBeGreaterThanOrEqual(160);
       expect(h.circuitLines()).toEqual([]);

@@ -31,9 +31,9 @@ describe('Apollo Client with a persisted query list', () => {
   it('sends only ids and is served in enforce mode', async () => {
     const sent: Array<Record<string, unknown>> = [];
     const apollo = client(stack, sent, true);
-    const day = await apollo.query({ query: DayViewDocument, variables: { date: SAMPLE.laTerrazza.busyDate(stack.sandbox.state), perPage: 5 } });
+    const day = await apollo.query({ query: DayViewDocument, variables: { date: SAMPLE.laTerrazza.busyDate(stack.sandbox.state), perPage: 50 } });
     expect(day.error).toBeUndefined();
-    expect(day.data?.reservations?.nodes).toHaveLength(5);
+    expect(day.data?.reservations?.nodes).toHaveLength(50);
     expect(day.data?.reservations?.nodes.some((r) => r.check?.summary?.totalAmount)).toBe(true);
     const staff = await apollo.query({ query: StaffListDocument, variables: { perPage: 2 } });
     expect(staff.data?.employees?.nodes).toHaveLength(2);
