@@ -10,6 +10,12 @@ const bool = (def: boolean) =>
     .default(def);
 const ratio = (def: number) => z.coerce.number().min(0).max(1).default(def);
 const openRatio = (def: number) => z.coerce.number().gt(0, 'must be above 0').lt(1, 'must be below 1').default(def);
+/** Comma-separated GraphQL names (`a, b`); empty: none. */
+const nameList = z
+  .string()
+  .default('')
+  .transform((v) => v.split(',').map((n) => n.trim()).filter(Boolean))
+  .pipe(z.array(z.string().regex(/^[_A-Za-z][_0-9A-Za-z]*$/, 'must be comma-separated GraphQL names')));
 const baseUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
 /**
@@ -63,6 +69,11 @@ export const ConfigSchema = z.object({
   APQ_CACHE_MAX_BYTES: int(10 * 1024 * 1024, 1024),
   APQ_TTL_SECONDS: int(86_400, 1),
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
+  IDEMPOTENCY_TTL_SECONDS: int(86_400, 1),
+  IDEMPOTENCY_MAX_RESPONSE_BYTES: int(256 * 1024, 1024),
+  IDEMPOTENCY_FAIL_OPEN: bool(false),
+  IDEMPOTENCY_REQUIRED: nameList,
+  IDEMPOTENCY_MEMORY_MAX_BYTES: int(64 * 1024 * 1024, 64 * 1024),
 }).superRefine((e, ctx) => {
   if (e.BREAKER_MINIMUM_CALLS > e.BREAKER_WINDOW_SIZE) {
     ctx.addIssue({ code: 'custom', path: ['BREAKER_MINIMUM_CALLS'], message: `must not exceed BREAKER_WINDOW_SIZE (${e.BREAKER_WINDOW_SIZE})` });
@@ -96,6 +107,8 @@ export type Config = Readonly<{
   persistedQueries: Readonly<{ maxBytes: number; ttlSeconds: number }>;
   /** Shared state across replicas (persisted queries, idempotency records, rate budgets) goes here when set. */
   redisUrl?: string;
+  /** Idempotent mutations (src/idempotency/): how long outcomes are kept, their size, and what the store's absence means. */
+  idempotency: Readonly<{ ttlSeconds: number; maxResponseBytes: number; failOpen: boolean; required: readonly string[]; memoryMaxBytes: number }>;
 }>;
 
 export type QueryLimits = Readonly<{
@@ -187,6 +200,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     execution: { minUses: e.JIT_MIN_USES, maxCompiledDocuments: e.JIT_MAX_DOCUMENTS, documentCacheMaxBytes: e.DOCUMENT_CACHE_MAX_BYTES },
     persistedQueries: { maxBytes: e.APQ_CACHE_MAX_BYTES, ttlSeconds: e.APQ_TTL_SECONDS },
     redisUrl: e.REDIS_URL,
+    idempotency: {
+      ttlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
+      maxResponseBytes: e.IDEMPOTENCY_MAX_RESPONSE_BYTES,
+      failOpen: e.IDEMPOTENCY_FAIL_OPEN,
+      required: e.IDEMPOTENCY_REQUIRED,
+      memoryMaxBytes: e.IDEMPOTENCY_MEMORY_MAX_BYTES,
+    },
   });
 }
 

@@ -5,6 +5,7 @@ import { createPersistedQueryCache } from './apq/cache';
 import type { Config } from './config';
 import { createContext, type GatewayContext, type Upstreams } from './context';
 import { graphqlRoute } from './http/graphqlRoute';
+import { idempotencyFromConfig } from './idempotency';
 import { ServerLifecycle, type LifecycleState } from './http/lifecycle';
 import { opsRoutes } from './http/opsRoutes';
 import { errorBody, sendJson } from './http/send';
@@ -60,7 +61,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     logger,
     metrics,
     context: (request) => Promise.resolve(createContext({ config, logger, upstreams, metrics }, request)),
-    steps: [],
+    steps: [idempotencyFromConfig({ config, logger, metrics, redis, persistedQueries })],
   });
   const server = createServer((req, res) => {
     lifecycle.track(res);

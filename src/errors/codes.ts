@@ -10,5 +10,11 @@ export const ErrorCode = {
   UPSTREAM_BAD_RESPONSE: 'UPSTREAM_BAD_RESPONSE',
   UPSTREAM_ERROR: 'UPSTREAM_ERROR',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
+  /** A repeat while the first request with its Idempotency-Key still runs (HTTP 409, CONTRACT.md "Idempotency-Key"). */
+  IDEMPOTENCY_KEY_IN_USE: 'IDEMPOTENCY_KEY_IN_USE',
+  /** The same Idempotency-Key with another request fingerprint (HTTP 422). */
+  IDEMPOTENCY_KEY_REUSED: 'IDEMPOTENCY_KEY_REUSED',
+  /** The idempotency store cannot be reached and IDEMPOTENCY_FAIL_OPEN is off (HTTP 503). */
+  IDEMPOTENCY_UNAVAILABLE: 'IDEMPOTENCY_UNAVAILABLE',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
