@@ -6,8 +6,12 @@ import { IdempotencyStoreUnavailableError, type IdempotencyStore, type StoredRes
 /** Every idempotency record of every replica lives under this prefix, followed by the scoped key's hash. */
 export const REDIS_KEY_PREFIX = 'tablegraph:idempotency:';
 
-/** GET, and SET with a lease when nothing was there: one atomic step, so two replicas can never both take a key. */
+/**
+ * GET, and SET with a lease when nothing was there: one atomic step, so two replicas can never both take a key. A
+ * key already holding this very lease was taken by an earlier try of this take whose answer was lost: it is ours.
+ */
 const TAKE = `local v = redis.call('GET', KEYS[1])
+if v == ARGV[1] then return false end
 if v then return v end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return false`;
@@ -21,6 +25,9 @@ return 0`;
 
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
+
+/** Tries of one command: a second only after a failure on a connection that is still up. */
+const COMMAND_ATTEMPTS = 2;
 
 const Record = z.discriminatedUnion('state', [
   z.object({ state: z.literal('running'), fingerprint: z.string(), lease: z.string() }),
@@ -55,14 +62,22 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     await this.run((client) => client.eval(RELEASE, 1, REDIS_KEY_PREFIX + key, lease));
   }
 
+  /**
+   * Runs a command, once more when it failed while the connection stayed up (a reply later than the connection's
+   * command timeout, as a busy event loop makes it): every script here is safe to repeat, the take included.
+   */
   private async run(command: (client: RedisConnection['client']) => Promise<unknown>): Promise<unknown> {
-    // While the connection is down a command could only fail (no offline queue): say so without trying.
-    if (!this.redis.available) throw new IdempotencyStoreUnavailableError();
-    try {
-      return await command(this.redis.client);
-    } catch (err) {
-      throw new IdempotencyStoreUnavailableError({ cause: err });
+    let failure: unknown;
+    for (let attempt = 0; attempt < COMMAND_ATTEMPTS; attempt += 1) {
+      // While the connection is down a command could only fail (no offline queue): say so without trying.
+      if (!this.redis.available) break;
+      try {
+        return await command(this.redis.client);
+      } catch (err) {
+        failure = err;
+      }
     }
+    throw new IdempotencyStoreUnavailableError({ cause: failure });
   }
 }
 
