@@ -10,12 +10,12 @@ const bool = (def: boolean) =>
     .default(def);
 const ratio = (def: number) => z.coerce.number().min(0).max(1).default(def);
 const openRatio = (def: number) => z.coerce.number().gt(0, 'must be above 0').lt(1, 'must be below 1').default(def);
-/** Comma-separated GraphQL names (`a, b`); empty: none. */
+/** Comma-separated GraphQL names (`a, b`), split by namesOf. */
 const nameList = z
   .string()
-  .default('')
-  .transform((v) => v.split(',').map((n) => n.trim()).filter(Boolean))
-  .pipe(z.array(z.string().regex(/^[_A-Za-z][_0-9A-Za-z]*$/, 'must be comma-separated GraphQL names')));
+  .regex(/^\s*[_A-Za-z]\w*\s*(,\s*[_A-Za-z]\w*\s*)*,?\s*$/, 'must be comma-separated GraphQL names')
+  .optional();
+const namesOf = (list: string | undefined): string[] => (list ?? '').split(',').map((n) => n.trim()).filter(Boolean);
 const baseUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
 /**
@@ -204,7 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ttlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
       maxResponseBytes: e.IDEMPOTENCY_MAX_RESPONSE_BYTES,
       failOpen: e.IDEMPOTENCY_FAIL_OPEN,
-      required: e.IDEMPOTENCY_REQUIRED,
+      required: namesOf(e.IDEMPOTENCY_REQUIRED),
       memoryMaxBytes: e.IDEMPOTENCY_MEMORY_MAX_BYTES,
     },
   });
