@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ServiceName } from '../errors';
 import type { OperationOutcome } from '../http/operationOutcome';
+import type { IdempotencyOutcome } from '../idempotency/idempotencyStep';
 import type { UpstreamCallRecord } from '../upstreams/http';
 import type { CircuitStateName } from '../upstreams/resilience';
 
@@ -110,7 +111,7 @@ export class GatewayMetrics {
   }
 
   /** One idempotency decision (src/idempotency/idempotencyStep.ts); keys never become labels. */
-  observeIdempotency(outcome: string): void {
+  observeIdempotency(outcome: IdempotencyOutcome): void {
     this.idempotency.inc({ outcome });
   }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { SAMPLE } from '../../src/sandbox';
 import { BISTRO_NORD, LA_TERRAZZA, startStack, type Stack } from '../support/stack';
 
@@ -79,6 +80,16 @@ describe('idempotencyStep', () => {
     expect(theirs.headers.get('idempotent-replayed')).toBeNull();
     expect(theirs.text).not.toBe(mine.text);
     expect(posts()).toBe(2);
+  });
+
+  it('recognises a mutation sent as a persisted-query hash alone and replays it under its key', async () => {
+    const key = newKey();
+    const persistedQuery = { version: 1, sha256Hash: createHash('sha256').update(BOOK).digest('hex') };
+    const first = await send({ query: BOOK, variables: { input: input() }, extensions: { persistedQuery } }, key);
+    expect(first.status).toBe(200);
+    const byHash = await send({ variables: { input: input() }, extensions: { persistedQuery } }, key);
+    expect([byHash.text, byHash.headers.get('idempotent-replayed')]).toEqual([first.text, 'true']);
+    expect(posts()).toBe(1);
   });
 
   it('serves a query with the header as usual', async () => {
