@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { loadConfig } from '../../src/config';
+import { createLogger } from '../../src/logger';
+import { createGateway } from '../../src/server';
 import { SAMPLE } from '../../src/sandbox';
 import { BISTRO_NORD, LA_TERRAZZA, startStack, type Stack } from '../support/stack';
+import { closedPort } from '../support/upstreamServer';
 
 const BOOK = `mutation Book($input: CreateReservationInput!) { createReservation(input: $input) { reservation { id guestCount } } }`;
 
@@ -151,5 +157,32 @@ describe('idempotencyStep', () => {
       expect(metrics).toMatch(new RegExp(`^tablegraph_idempotency_requests_total\\{outcome="${outcome}"\\} [1-9]`, 'm'));
     }
     expect(metrics).not.toContain(key);
+  });
+});
+
+/** A reservation service that refuses connections: the POST never goes out, so nothing may be kept. */
+describe('idempotencyStep with an unreachable upstream', () => {
+  it('keeps nothing after a refused connection, so a retry with the key runs again', async () => {
+    const unreachable = `http://127.0.0.1:${await closedPort()}`;
+    const gateway = createGateway({
+      config: loadConfig({ NODE_ENV: 'test', RESERVATION_BASE_URL: unreachable, POS_BASE_URL: unreachable }),
+      logger: createLogger({ level: 'silent', destination: new Writable({ write: (_c, _e, done) => done() }) }),
+    });
+    await gateway.start();
+    await new Promise<void>((resolve) => gateway.server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(gateway.server.address() as AddressInfo).port}/graphql`;
+    const body = JSON.stringify({ query: BOOK, variables: { input: { revenueCenterId: SAMPLE.laTerrazza.revenueCenterIds[0], date: '2026-12-24T19:30' } } });
+    const send = () => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'Idempotency-Key': 'refused-1', ...LA_TERRAZZA }, body });
+    try {
+      for (let i = 0; i < 2; i += 1) {
+        const res = await send();
+        const text = await res.text();
+        expect([res.headers.get('idempotent-replayed'), JSON.parse(text).errors[0].extensions.code]).toEqual([null, 'UPSTREAM_UNAVAILABLE']);
+      }
+      const metrics = await gateway.metrics.render();
+      expect(metrics.text).toMatch(/^tablegraph_idempotency_requests_total\{outcome="released"\} 2$/m);
+    } finally {
+      await gateway.stop();
+    }
   });
 });

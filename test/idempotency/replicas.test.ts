@@ -141,12 +141,15 @@ withRedis('idempotency across replicas', () => {
     expect(upstream.posts()).toBe(before + 1);
   });
 
-  it('stores an upstream timeout and replays it: the booking is not sent twice', async () => {
-    const key = `timeout-${randomUUID()}`;
+  it.each([
+    ['an upstream timeout', 'Slow', 'UPSTREAM_TIMEOUT'],
+    ['an upstream 5xx', 'Broken', 'UPSTREAM_ERROR'],
+  ])('stores %s and replays it: the booking is not sent twice', async (_what, guest, code) => {
+    const key = `failed-${randomUUID()}`;
     const before = upstream.posts();
-    const variables = { input: input('Slow') };
+    const variables = { input: input(guest) };
     const first = await send(a, key, variables);
-    expect(codeOf(first)).toBe('UPSTREAM_TIMEOUT');
+    expect(codeOf(first)).toBe(code);
     const again = await send(b, key, variables);
     expect([again.text, again.headers.get('idempotent-replayed')]).toEqual([first.text, 'true']);
     expect(upstream.posts()).toBe(before + 1);
