@@ -30,8 +30,9 @@ export interface GraphqlRequest {
   /**
    * Every upstream call made for this HTTP request (all operations of a batch), as the transports report them, so a
    * step can tell whether any request went out (`sent`), e.g. idempotency's "refused before any upstream call".
+   * The route always sets it; optional only so that requests built by hand in tests need not.
    */
-  readonly upstreamCalls: UpstreamCallRecord[];
+  readonly upstreamCalls?: UpstreamCallRecord[];
 }
 
 /** A complete answer: what a step may write itself (a refusal, a replay) or get from the steps after it. */

@@ -93,8 +93,8 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
   async function run(request: GraphqlRequest, next: () => Promise<GraphqlResponse>, key: string, lease: string, fingerprint: string): Promise<GraphqlResponse> {
     // The transports mark each call written to a connection (src/upstreams/wireSignal.ts); none written means the
     // request was refused before any upstream request: invalid input, limits, missing credential, open circuit,
-    // refused connection.
-    const sent = () => request.upstreamCalls.some((call) => call.sent !== false);
+    // refused connection. Without the route's record (a request built by hand), assume the worst: it may have.
+    const sent = () => request.upstreamCalls?.some((call) => call.sent !== false) ?? true;
     // A request that reaches Apollo has its log line written inside next(), after execution and before this step
     // gets the response back; what the step will do is settled by then, so the field reads it at that moment.
     Object.defineProperty(request.logFields, 'idempotency', { get: () => (sent() ? 'stored' : 'released'), enumerable: true, configurable: true });
