@@ -11,6 +11,12 @@ const bool = (def: boolean) =>
     .default(def);
 const ratio = (def: number) => z.coerce.number().min(0).max(1).default(def);
 const openRatio = (def: number) => z.coerce.number().gt(0, 'must be above 0').lt(1, 'must be below 1').default(def);
+/** Comma-separated GraphQL names (`a, b`), split by namesOf. */
+const nameList = z
+  .string()
+  .regex(/^\s*[_A-Za-z]\w*\s*(,\s*[_A-Za-z]\w*\s*)*,?\s*$/, 'must be comma-separated GraphQL names')
+  .optional();
+const namesOf = (list: string | undefined): string[] => (list ?? '').split(',').map((n) => n.trim()).filter(Boolean);
 const baseUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
 /**
@@ -77,6 +83,11 @@ export const ConfigSchema = z.object({
   SERVER_MAX_CONNECTIONS: int(4096, 1),
   TRUSTED_DOCUMENTS: z.string().optional(),
   TRUSTED_DOCUMENTS_MODE: z.enum(['off', 'log', 'enforce']).default('log'),
+  IDEMPOTENCY_TTL_SECONDS: int(86_400, 1),
+  IDEMPOTENCY_MAX_RESPONSE_BYTES: int(256 * 1024, 1024),
+  IDEMPOTENCY_FAIL_OPEN: bool(false),
+  IDEMPOTENCY_REQUIRED: nameList,
+  IDEMPOTENCY_MEMORY_MAX_BYTES: int(64 * 1024 * 1024, 64 * 1024),
 }).superRefine((e, ctx) => {
   if (e.SERVER_HEADERS_TIMEOUT_MS > e.SERVER_REQUEST_TIMEOUT_MS) {
     ctx.addIssue({ code: 'custom', path: ['SERVER_HEADERS_TIMEOUT_MS'], message: `must not exceed SERVER_REQUEST_TIMEOUT_MS (${e.SERVER_REQUEST_TIMEOUT_MS})` });
@@ -124,6 +135,8 @@ export type Config = Readonly<{
   warnings: readonly string[];
   /** Manifests of trusted documents and what to do with the rest (src/trustedDocuments). */
   trustedDocuments: Readonly<{ mode: 'off' | 'log' | 'enforce'; paths: readonly string[] }>;
+  /** Idempotent mutations (src/idempotency/): how long outcomes are kept, their size, and what the store's absence means. */
+  idempotency: Readonly<{ ttlSeconds: number; maxResponseBytes: number; failOpen: boolean; required: readonly string[]; memoryMaxBytes: number }>;
 }>;
 
 export type QueryLimits = Readonly<{
@@ -230,6 +243,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? []
         : ['BREAKER_WINDOW_SIZE has no effect any more: the failure ratio is measured over a time window, BREAKER_WINDOW_MS'],
     trustedDocuments: { mode: e.TRUSTED_DOCUMENTS_MODE, paths: manifestPaths(e.TRUSTED_DOCUMENTS) },
+    idempotency: {
+      ttlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
+      maxResponseBytes: e.IDEMPOTENCY_MAX_RESPONSE_BYTES,
+      failOpen: e.IDEMPOTENCY_FAIL_OPEN,
+      required: namesOf(e.IDEMPOTENCY_REQUIRED),
+      memoryMaxBytes: e.IDEMPOTENCY_MEMORY_MAX_BYTES,
+    },
   });
 }
 

@@ -62,6 +62,8 @@ export interface ContextRequest {
   logFields?: Readonly<Record<string, string>>;
   /** The calling client, when a clients file is loaded. */
   client?: ClientRequestState;
+  /** Where the HTTP layer collects the calls of the whole HTTP request too; none in unit tests. */
+  upstreamCalls?: UpstreamCallRecord[];
 }
 
 export function createContext(deps: ContextDeps, request: ContextRequest): GatewayContext {
@@ -73,7 +75,10 @@ export function createContext(deps: ContextDeps, request: ContextRequest): Gatew
   const gatewayHeaders = { 'x-request-id': request.requestId, ...requestTraceHeaders(request.header) };
   const scope: CallScope = {
     headers: () => gatewayHeaders,
-    record: (r) => upstreamCalls.push(r),
+    record: (r) => {
+      upstreamCalls.push(r);
+      request.upstreamCalls?.push(r);
+    },
     // One budget for the whole request, shared by every upstream call and retry it makes.
     deadline: Date.now() + deps.config.requestTimeoutMs,
     signal,

@@ -11,6 +11,7 @@ import { cutWhileArriving, limitConnections } from './http/connectionLimits';
 import { ServerLifecycle, type LifecycleState } from './http/lifecycle';
 import { opsRoutes } from './http/opsRoutes';
 import { errorBody, sendJson } from './http/send';
+import { idempotencyFromConfig } from './idempotency';
 import type { Logger } from './logger';
 import { GatewayMetrics } from './observability/metrics';
 import { combineHooks, observabilityHooks } from './observability/upstreamHooks';
@@ -71,8 +72,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
     metrics,
     context: (request) => Promise.resolve(createContext({ config, logger, upstreams, metrics }, clients ? { ...request, client: clients.stateOf(request) } : request)),
     // Outermost first. The client step first: identity and budgets before any other work, on the body as the client
-    // sent it. Then trusted documents, which turn ids into their text (servedByTrustedId tells which came by id).
-    steps: [...(clients ? [clients.step] : []), ...(trusted ? [trusted.step] : [])],
+    // sent it. Then trusted documents, which turn ids into their text (servedByTrustedId tells which came by id). Then
+    // idempotency, which so sees every mutation's text, however it was named.
+    steps: [...(clients ? [clients.step] : []), ...(trusted ? [trusted.step] : []), idempotencyFromConfig({ config, logger, metrics, redis, persistedQueries })],
   });
   const explorer = explorerRoute({ ...deps.explorer, enabled: config.env !== 'production' });
   const server = createServer((req, res) => {

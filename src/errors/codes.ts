@@ -16,5 +16,11 @@ export const ErrorCode = {
   COST_ESTIMATED_TOO_EXPENSIVE: 'COST_ESTIMATED_TOO_EXPENSIVE',
   /** Document text from a client bound to trusted documents (HTTP 400). */
   PERSISTED_QUERY_NOT_IN_LIST: 'PERSISTED_QUERY_NOT_IN_LIST',
+  /** A repeat while the first request with its Idempotency-Key still runs (HTTP 409, CONTRACT.md "Idempotency-Key"). */
+  IDEMPOTENCY_KEY_IN_USE: 'IDEMPOTENCY_KEY_IN_USE',
+  /** The same Idempotency-Key with another request fingerprint (HTTP 422). */
+  IDEMPOTENCY_KEY_REUSED: 'IDEMPOTENCY_KEY_REUSED',
+  /** The idempotency store cannot be reached and IDEMPOTENCY_FAIL_OPEN is off (HTTP 503). */
+  IDEMPOTENCY_UNAVAILABLE: 'IDEMPOTENCY_UNAVAILABLE',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

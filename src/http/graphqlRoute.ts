@@ -5,6 +5,7 @@ import { requestIdFrom, type GatewayContext } from '../context';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../observability/metrics';
 import { withOperationSpan } from '../observability/tracing';
+import type { UpstreamCallRecord } from '../upstreams/http';
 import { BodyTooLargeError, readBody } from './body';
 import { logRequest } from './requestLogPlugin';
 import { errorBody } from './send';
@@ -26,6 +27,12 @@ export interface GraphqlRequest {
    * the line is written whether the request reached Apollo or was answered by a step.
    */
   readonly logFields: Record<string, string>;
+  /**
+   * Every upstream call made for this HTTP request (all operations of a batch), as the transports report them, so a
+   * step can tell whether any request went out (`sent`), e.g. idempotency's "refused before any upstream call".
+   * The route always sets it; optional only so that requests built by hand in tests need not.
+   */
+  readonly upstreamCalls?: UpstreamCallRecord[];
 }
 
 /** A complete answer: what a step may write itself (a refusal, a replay) or get from the steps after it. */
@@ -126,7 +133,7 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
     for (const [key, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
     }
-    const request: GraphqlRequest = { method: req.method, url, header: (name) => firstHeader(req, name), headers, body, requestId, started, logFields };
+    const request: GraphqlRequest = { method: req.method, url, header: (name) => firstHeader(req, name), headers, body, requestId, started, logFields, upstreamCalls: [] };
     // The server span covers the steps too, so a refusal or a replay is traced like an execution.
     const response = await withOperationSpan({ method: req.method, headers: req.headers }, () => pipeline(request));
     if (!response.reachedPlugins) logUnseen(request, response);

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ServiceName } from '../errors';
 import type { OperationOutcome } from '../http/operationOutcome';
+import type { IdempotencyOutcome } from '../idempotency/idempotencyStep';
 import type { UpstreamCallRecord } from '../upstreams/http';
 import type { CircuitStateName } from '../upstreams/resilience';
 
@@ -36,6 +37,7 @@ export class GatewayMetrics {
   private readonly upstreamSeconds: Histogram<'service' | 'method' | 'route'>;
   private readonly loaderBatches: Histogram<'loader'>;
   private readonly circuitState: Gauge<'service'>;
+  private readonly idempotency: Counter<'outcome'>;
   private readonly operationLabels = new Set<string>();
   private readonly maxOperationLabels: number;
 
@@ -81,6 +83,12 @@ export class GatewayMetrics {
       labelNames: ['service'],
       registers,
     });
+    this.idempotency = new Counter({
+      name: 'tablegraph_idempotency_requests_total',
+      help: 'Mutations with an Idempotency-Key (and idempotency refusals) by what the gateway did: stored, replayed, in_use, reused, unavailable, …',
+      labelNames: ['outcome'],
+      registers,
+    });
     for (const service of ['reservation', 'pos'] as const) this.setCircuitState(service, 'closed');
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
   }
@@ -100,6 +108,11 @@ export class GatewayMetrics {
 
   observeLoaderBatch(loader: string, size: number): void {
     this.loaderBatches.observe({ loader }, size);
+  }
+
+  /** One idempotency decision (src/idempotency/idempotencyStep.ts); keys never become labels. */
+  observeIdempotency(outcome: IdempotencyOutcome): void {
+    this.idempotency.inc({ outcome });
   }
 
   /** Called by the circuit breaker of each upstream on every state change. */

@@ -1,10 +1,11 @@
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import type { ZodType } from 'zod';
 import { InputError, UpstreamError, safeUpstreamMessage, type ServiceName } from '../errors';
 import { UpstreamResilience, deadlineError, type ResilienceOptions } from './resilience';
 import { UUID_PATTERN, UpstreamErrorBody } from './schemas';
 import { CREDENTIAL_HEADERS } from '../credentials';
 import { injectTraceHeaders, traceUpstreamCall } from '../observability/tracing';
+import { WireMark, markWhenWritten } from './wireSignal';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
@@ -56,6 +57,11 @@ export interface UpstreamCallRecord {
   error?: UpstreamError;
   /** The GraphQL request that made the call (its `x-request-id`), for the failure log line. */
   requestId?: string;
+  /**
+   * Whether the request was written to a connection, so that the service may have received it (src/upstreams/
+   * wireSignal.ts). False when it failed before: a refused connection, a connect timeout, a deadline already past.
+   */
+  sent?: boolean;
 }
 
 /** What a per-request client adds to every call: the gateway's own headers, the record sink, the deadline. */
@@ -111,6 +117,8 @@ const UNAVAILABLE_CODES = new Set([
 export class UpstreamHttp {
   readonly service: ServiceName;
   private readonly pool: Pool;
+  /** The pool with the interceptor that tells whether each request was written (src/upstreams/wireSignal.ts). */
+  private readonly dispatcher: Dispatcher;
   private readonly prefix: string;
   readonly resilience?: UpstreamResilience;
 
@@ -127,6 +135,7 @@ export class UpstreamHttp {
       keepAliveTimeout: 10_000,
       maxResponseSize: options.maxResponseBytes,
     });
+    this.dispatcher = this.pool.compose(markWhenWritten);
   }
 
   /**
@@ -141,16 +150,17 @@ export class UpstreamHttp {
 
   private async attempt<T>(req: UpstreamRequest<T>, onRecord?: (record: UpstreamCallRecord) => void): Promise<T | undefined> {
     const started = performance.now();
+    const wire = new WireMark();
     let status: number | undefined;
     try {
-      const res = await traceUpstreamCall(this.service, req, () => this.send(req));
+      const res = await traceUpstreamCall(this.service, req, () => this.send(req, wire));
       status = res.status;
       const value = this.interpret(req, res);
-      this.report(this.recordOf(req, started, status), onRecord);
+      this.report(this.recordOf(req, started, status, wire), onRecord);
       return value;
     } catch (err) {
       const upstreamError = this.toUpstreamError(err, req.signal);
-      this.report({ ...this.recordOf(req, started, upstreamError.status ?? status), error: upstreamError }, onRecord);
+      this.report({ ...this.recordOf(req, started, upstreamError.status ?? status, wire), error: upstreamError }, onRecord);
       throw upstreamError;
     }
   }
@@ -164,11 +174,11 @@ export class UpstreamHttp {
     this.options.onCall?.(record);
   }
 
-  private recordOf(req: UpstreamRequest<unknown>, started: number, status: number | undefined): UpstreamCallRecord {
-    return { service: this.service, method: req.method, route: req.route, status, durationMs: performance.now() - started, requestId: req.headers['x-request-id'] };
+  private recordOf(req: UpstreamRequest<unknown>, started: number, status: number | undefined, wire: WireMark): UpstreamCallRecord {
+    return { service: this.service, method: req.method, route: req.route, status, durationMs: performance.now() - started, requestId: req.headers['x-request-id'], sent: wire.written };
   }
 
-  private async send(req: UpstreamRequest<unknown>): Promise<Answer> {
+  private async send(req: UpstreamRequest<unknown>, wire: WireMark): Promise<Answer> {
     const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
     injectTraceHeaders(headers); // traceparent of this call's span (set by traceUpstreamCall); nothing when tracing is off
     let body: string | undefined;
@@ -176,7 +186,8 @@ export class UpstreamHttp {
       body = JSON.stringify(req.body);
       headers['content-type'] = 'application/json';
     }
-    const res = await this.pool.request({
+    const res = await this.dispatcher.request({
+      opaque: wire,
       method: req.method,
       path: this.prefix + req.path + queryString(req.query),
       headers,

@@ -1,0 +1,40 @@
+import { createHash } from 'node:crypto';
+
+/** What identifies one request under an Idempotency-Key (CONTRACT.md, "Idempotency-Key", fingerprint). */
+export interface FingerprintParts {
+  /** The operation document's text as the client sent it (or as its persisted-query hash names it). */
+  documentText: string;
+  operationName: string | null;
+  /** The variables as sent; absent variables are `{}`. */
+  variables: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * SHA-256 (hex) of the document text's own SHA-256, the operation name and the variables as canonical JSON,
+ * newline-separated. Each part is of a fixed form (a hex digest, a JSON string or null, a JSON object), so no two
+ * different requests can produce the same input.
+ */
+export function requestFingerprint(parts: FingerprintParts): string {
+  return sha256(`${sha256(parts.documentText)}\n${JSON.stringify(parts.operationName)}\n${canonicalJson(parts.variables)}`);
+}
+
+/**
+ * JSON with object keys sorted at every depth, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same request. Arrays
+ * keep their order; a key whose value is `null` stays, so an omitted variable differs from `null`.
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  // Parsed JSON holds only strings, finite numbers, booleans and null here: JSON.stringify writes each one way.
+  return JSON.stringify(value);
+}
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

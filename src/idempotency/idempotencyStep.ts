@@ -1,0 +1,181 @@
+import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
+import { callerHash } from '../credentials';
+import { ErrorCode } from '../errors/codes';
+import type { GraphqlRequest, GraphqlResponse, GraphqlStep } from '../http/graphqlRoute';
+import type { Logger } from '../logger';
+import type { GatewayMetrics } from '../observability/metrics';
+import { requestFingerprint, sha256 } from './fingerprint';
+import { selectedMutation, type SelectedMutationOptions } from './operation';
+import { refusal, replay, toStored } from './responses';
+import type { IdempotencyStore, TakeResult } from './store';
+
+/** What the step did with a request: the `idempotency` field of its log line and the metric's `outcome` label. */
+export type IdempotencyOutcome =
+  | 'stored' // ran; its response is kept for replays
+  | 'released' // refused before any upstream call: nothing kept, the key is free again
+  | 'replayed'
+  | 'in_use' // 409
+  | 'reused' // 422
+  | 'unavailable' // 503: the store cannot be reached
+  | 'unguarded' // the store cannot be reached and IDEMPOTENCY_FAIL_OPEN let the mutation run without the guarantee
+  | 'store_failed' // ran, and its response could not be stored
+  | 'too_large' // ran; its response was over the size bound and a 422 is kept in its place (counted besides `stored`)
+  | 'invalid' // a malformed key or a batch with a key: 400
+  | 'missing' // IDEMPOTENCY_REQUIRED mutation without a key: 400
+  | 'evicted'; // the in-memory store dropped a stored response before its time to make room
+
+export interface IdempotencyStepOptions {
+  /** Where leases and stored responses live (MemoryIdempotencyStore, or RedisIdempotencyStore to share them). */
+  store: IdempotencyStore;
+  logger: Logger;
+  /** Where the outcomes are counted; none in unit tests. */
+  metrics?: GatewayMetrics;
+  /** How long a stored response is replayed (IDEMPOTENCY_TTL_SECONDS). Default 86400. */
+  ttlSeconds?: number;
+  /** Largest response body kept whole (IDEMPOTENCY_MAX_RESPONSE_BYTES). Default 262144. */
+  maxResponseBytes?: number;
+  /** When the store cannot be reached, run keyed mutations without the guarantee instead of a 503. Default false. */
+  failOpen?: boolean;
+  /** Mutation fields that refuse a request without a key (IDEMPOTENCY_REQUIRED). Default none. */
+  required?: readonly string[];
+  /**
+   * How long a running request holds its key. It must outlast the longest request (REQUEST_TIMEOUT_MS and some):
+   * it only ends early when a replica dies mid-request, which frees the key. Default 30000.
+   */
+  leaseMs?: number;
+  /** Seconds a 409 tells the client to wait (`Retry-After`). Default 1. */
+  retryAfterSeconds?: number;
+  /** Token bound of the parse that tells a mutation from a query (MAX_TOKENS). Default 2000. */
+  maxTokens?: number;
+  /** Apollo's persisted query cache, so a mutation sent as a hash alone is recognised. */
+  persistedQueries?: KeyValueCache<string>;
+}
+
+/** CONTRACT.md, "Idempotency-Key": 1–255 of `A-Z a-z 0-9 . _ : -`. */
+const KEY_PATTERN = /^[A-Za-z0-9._:-]{1,255}$/;
+const HEADER = 'idempotency-key';
+
+/**
+ * Idempotent mutations (issue 10): the first request with an `Idempotency-Key` takes the key, runs, and keeps its
+ * response for a repeat to replay; a repeat while it runs gets 409; the key with another request gets 422. Keys are
+ * scoped to the caller's credentials (callerHash) and stored only as a hash of both. A request refused before any
+ * upstream request went out keeps nothing, so its retry runs; one that may have reached a service keeps its
+ * response, whatever it was, so a retry never books twice.
+ */
+export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
+  const { store, logger, metrics } = options;
+  const ttlSeconds = options.ttlSeconds ?? 86_400;
+  const maxResponseBytes = options.maxResponseBytes ?? 256 * 1024;
+  const leaseMs = options.leaseMs ?? 30_000;
+  const retryAfter = String(options.retryAfterSeconds ?? 1);
+  const required = new Set(options.required ?? []);
+  const parsing: SelectedMutationOptions = { maxTokens: options.maxTokens ?? 2000, persistedQueries: options.persistedQueries };
+
+  const note = (request: GraphqlRequest, outcome: IdempotencyOutcome): void => {
+    Object.defineProperty(request.logFields, 'idempotency', { value: outcome, enumerable: true, configurable: true, writable: true });
+    metrics?.observeIdempotency(outcome);
+  };
+  const refuse = (request: GraphqlRequest, outcome: IdempotencyOutcome, response: GraphqlResponse): GraphqlResponse => {
+    note(request, outcome);
+    return response;
+  };
+
+  /** IDEMPOTENCY_REQUIRED: a listed mutation without a key is refused, naming the header. */
+  async function requireKey(request: GraphqlRequest, next: () => Promise<GraphqlResponse>): Promise<GraphqlResponse> {
+    for (const body of Array.isArray(request.body) ? request.body : [request.body]) {
+      const mutation = await selectedMutation(body, parsing);
+      const field = mutation && [...mutation.rootFields].find((name) => required.has(name));
+      if (field) return refuse(request, 'missing', refusal(400, ErrorCode.BAD_USER_INPUT, `${field} requires an Idempotency-Key header (a new unique key per intended request, the same key on its retries)`));
+    }
+    return next();
+  }
+
+  async function run(request: GraphqlRequest, next: () => Promise<GraphqlResponse>, key: string, lease: string, fingerprint: string): Promise<GraphqlResponse> {
+    // The transports mark each call written to a connection (src/upstreams/wireSignal.ts); none written means the
+    // request was refused before any upstream request: invalid input, limits, missing credential, open circuit,
+    // refused connection. Without the route's record (a request built by hand), assume the worst: it may have.
+    const sent = () => request.upstreamCalls?.some((call) => call.sent !== false) ?? true;
+    // A request that reaches Apollo has its log line written inside next(), after execution and before this step
+    // gets the response back; what the step will do is settled by then, so the field reads it at that moment.
+    Object.defineProperty(request.logFields, 'idempotency', { get: () => (sent() ? 'stored' : 'released'), enumerable: true, configurable: true });
+    let response: GraphqlResponse;
+    try {
+      response = await next();
+    } catch (err) {
+      // The route answers a thrown request with this body; keep it when a service may have acted.
+      await settle(request, key, lease, sent() ? refusal(500, ErrorCode.INTERNAL_SERVER_ERROR, 'Internal server error') : undefined, fingerprint);
+      throw err;
+    }
+    await settle(request, key, lease, sent() ? response : undefined, fingerprint);
+    return response;
+  }
+
+  /** Stores the response a service may have acted on, before it is sent; otherwise frees the key. */
+  async function settle(request: GraphqlRequest, key: string, lease: string, response: GraphqlResponse | undefined, fingerprint: string): Promise<void> {
+    try {
+      if (!response) {
+        await store.release(key, lease);
+        note(request, 'released');
+        return;
+      }
+      const { stored, whole } = toStored(response, fingerprint, maxResponseBytes);
+      await store.complete(key, lease, stored, ttlSeconds);
+      note(request, 'stored');
+      if (!whole) {
+        metrics?.observeIdempotency('too_large');
+        logger.warn({ requestId: request.requestId, idempotencyKey: request.logFields.idempotencyKey, bytes: Buffer.byteLength(response.body), maxResponseBytes }, 'idempotent response too large to keep: a repeat gets 422');
+      }
+    } catch (err) {
+      // Without the store the lease stays until it expires: repeats get 409 until then.
+      note(request, response ? 'store_failed' : 'released');
+      logger.error({ err: { message: (err as Error).message }, requestId: request.requestId, idempotencyKey: request.logFields.idempotencyKey }, 'idempotency record could not be written');
+    }
+  }
+
+  async function unavailable(request: GraphqlRequest, next: () => Promise<GraphqlResponse>, err: unknown): Promise<GraphqlResponse> {
+    const fields = { err: { message: (err as Error).message }, requestId: request.requestId, idempotencyKey: request.logFields.idempotencyKey };
+    if (!options.failOpen) {
+      logger.warn(fields, 'idempotency store unavailable: keyed mutation refused');
+      return refuse(request, 'unavailable', refusal(503, ErrorCode.IDEMPOTENCY_UNAVAILABLE, 'Idempotency-Key cannot be honoured right now (its store is unavailable); retry later with the same key'));
+    }
+    logger.warn(fields, 'idempotency store unavailable: keyed mutation runs without the guarantee (IDEMPOTENCY_FAIL_OPEN)');
+    note(request, 'unguarded');
+    return next();
+  }
+
+  return async (request, next) => {
+    const key = request.header(HEADER);
+    // Requests without the header never touch the store.
+    if (key === undefined) return required.size === 0 ? next() : requireKey(request, next);
+    if (Array.isArray(request.body)) {
+      return refuse(request, 'invalid', refusal(400, ErrorCode.BAD_USER_INPUT, 'Idempotency-Key is not accepted on a batched request: send each mutation on its own, with its own key'));
+    }
+    const mutation = await selectedMutation(request.body, parsing);
+    // Queries are safe to repeat: the header does nothing there.
+    if (!mutation) return next();
+    if (!KEY_PATTERN.test(key)) {
+      return refuse(request, 'invalid', refusal(400, ErrorCode.BAD_USER_INPUT, 'Idempotency-Key must be 1 to 255 characters of A-Z a-z 0-9 . _ : -'));
+    }
+    // One venue's key never meets another's: the key is scoped by the caller's credentials, both only as a hash.
+    const scopedKey = sha256(`${callerHash(request.header)}\n${key}`);
+    request.logFields.idempotencyKey = scopedKey.slice(0, 16);
+    const fingerprint = requestFingerprint(mutation);
+    let taken: TakeResult;
+    try {
+      taken = await store.take(scopedKey, fingerprint, leaseMs);
+    } catch (err) {
+      return unavailable(request, next, err);
+    }
+    if (taken.state === 'taken') return run(request, next, scopedKey, taken.lease, fingerprint);
+    const sameRequest = (taken.state === 'running' ? taken.fingerprint : taken.response.fingerprint) === fingerprint;
+    // Another fingerprint is refused first, even while the first request still runs.
+    if (!sameRequest) {
+      return refuse(request, 'reused', refusal(422, ErrorCode.IDEMPOTENCY_KEY_REUSED, 'This Idempotency-Key was already used for a different request (document, operation name or variables); use a new key'));
+    }
+    if (taken.state === 'running') {
+      return refuse(request, 'in_use', refusal(409, ErrorCode.IDEMPOTENCY_KEY_IN_USE, 'A request with this Idempotency-Key is still running; retry after a moment with the same key', { 'retry-after': retryAfter }));
+    }
+    note(request, 'replayed');
+    return replay(taken.response);
+  };
+}

@@ -1,0 +1,82 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Writable } from 'node:stream';
+import { RedisIdempotencyStore } from '../../src/idempotency/redisStore';
+import { IdempotencyStoreUnavailableError, type StoredResponse } from '../../src/idempotency/store';
+import { createLogger } from '../../src/logger';
+import { openRedisConnection, type RedisConnection } from '../../src/redis/connection';
+import { eventually } from '../support/gatewayProcess';
+import { hasRedisServer, startRedisServer, type RedisServer } from '../support/redisServer';
+
+const withRedis = hasRedisServer() || process.env.CI ? describe : describe.skip;
+if (!hasRedisServer() && !process.env.CI) process.stderr.write('redis-server not found: skipping the Redis idempotency store tests\n');
+
+const response: StoredResponse = { fingerprint: 'fp', status: 200, contentType: 'application/json', body: '{"data":{"x":"é"}}' };
+
+/** The store over the gateway's own Redis connection module, against a real redis-server. */
+withRedis('RedisIdempotencyStore', () => {
+  let redis: RedisServer;
+  let connection: RedisConnection;
+  let store: RedisIdempotencyStore;
+  let n = 0;
+  const key = () => `store-test-${++n}`;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    connection = openRedisConnection({ url: redis.url, logger: createLogger({ level: 'silent', destination: new Writable({ write: (_c, _e, done) => done() }) }) });
+    store = new RedisIdempotencyStore(connection);
+    expect(await eventually(() => connection.available)).toBe(true);
+  });
+  afterAll(async () => {
+    await connection?.close();
+    await redis?.stop();
+  });
+
+  it('lets exactly one of many concurrent takes of a key have it', async () => {
+    const k = key();
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => store.take(k, `fp-${i}`, 5000)));
+    const taken = results.filter((r) => r.state === 'taken');
+    expect(taken).toHaveLength(1);
+    const winner = results.indexOf(taken[0]!);
+    for (const r of results.filter((r) => r.state !== 'taken')) expect(r).toEqual({ state: 'running', fingerprint: `fp-${winner}` });
+  });
+
+  it('keeps the response under the key, body byte for byte, then replays it to every take', async () => {
+    const k = key();
+    const taken = await store.take(k, 'fp', 5000);
+    if (taken.state !== 'taken') throw new Error('expected the key to be free');
+    await store.complete(k, taken.lease, response, 60);
+    expect(await store.take(k, 'other', 5000)).toEqual({ state: 'done', response });
+  });
+
+  it('frees a key when its lease runs out, as when a replica dies mid-request', async () => {
+    const k = key();
+    expect((await store.take(k, 'fp', 150)).state).toBe('taken');
+    expect((await store.take(k, 'fp', 150)).state).toBe('running');
+    await sleep(200);
+    expect((await store.take(k, 'fp', 5000)).state).toBe('taken');
+  });
+
+  it('ignores a complete or release with a lease it no longer holds', async () => {
+    const k = key();
+    const old = await store.take(k, 'fp', 100);
+    if (old.state !== 'taken') throw new Error('expected the key to be free');
+    await sleep(150);
+    expect((await store.take(k, 'fp', 5000)).state).toBe('taken');
+    await store.complete(k, old.lease, response, 60);
+    await store.release(k, old.lease);
+    expect((await store.take(k, 'fp', 5000)).state).toBe('running');
+  });
+
+  it('frees a released key', async () => {
+    const k = key();
+    const taken = await store.take(k, 'fp', 5000);
+    if (taken.state !== 'taken') throw new Error('expected the key to be free');
+    await store.release(k, taken.lease);
+    expect((await store.take(k, 'fp', 5000)).state).toBe('taken');
+  });
+
+  it('says it is unavailable once Redis is gone', async () => {
+    await redis.stop();
+    await expect(store.take(key(), 'fp', 5000)).rejects.toBeInstanceOf(IdempotencyStoreUnavailableError);
+  });
+});
