@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { availableCores } from './process/cores';
 import type { UpstreamHttpOptions } from './upstreams/http';
 import type { BreakerOptions, BulkheadOptions, RetryOptions } from './upstreams/resilience';
 
@@ -63,6 +64,12 @@ export const ConfigSchema = z.object({
   APQ_CACHE_MAX_BYTES: int(10 * 1024 * 1024, 1024),
   APQ_TTL_SECONDS: int(86_400, 1),
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
+  WORKERS: z
+    .string()
+    .regex(/^(auto|[1-9]\d{0,2})$/, 'must be auto or a whole number of processes from 1 to 999')
+    .transform((v) => (v === 'auto' ? availableCores() : Number(v)))
+    .default(1),
+  HEAP_GROWING_PERCENT: int(50).pipe(z.number().max(300)),
 }).superRefine((e, ctx) => {
   if (e.BREAKER_MINIMUM_CALLS > e.BREAKER_WINDOW_SIZE) {
     ctx.addIssue({ code: 'custom', path: ['BREAKER_MINIMUM_CALLS'], message: `must not exceed BREAKER_WINDOW_SIZE (${e.BREAKER_WINDOW_SIZE})` });
@@ -96,6 +103,10 @@ export type Config = Readonly<{
   persistedQueries: Readonly<{ maxBytes: number; ttlSeconds: number }>;
   /** Shared state across replicas (persisted queries, idempotency records, rate budgets) goes here when set. */
   redisUrl?: string;
+  /** Gateway processes on the one port (src/process/cluster.ts); 1 runs the gateway in this process alone. */
+  workers: number;
+  /** Old-space growth between full collections where V8 would allow 4× (src/process/heap.ts); 0: V8's own. */
+  heapGrowingPercent: number;
 }>;
 
 export type QueryLimits = Readonly<{
@@ -187,6 +198,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     execution: { minUses: e.JIT_MIN_USES, maxCompiledDocuments: e.JIT_MAX_DOCUMENTS, documentCacheMaxBytes: e.DOCUMENT_CACHE_MAX_BYTES },
     persistedQueries: { maxBytes: e.APQ_CACHE_MAX_BYTES, ttlSeconds: e.APQ_TTL_SECONDS },
     redisUrl: e.REDIS_URL,
+    workers: e.WORKERS,
+    heapGrowingPercent: e.HEAP_GROWING_PERCENT,
   });
 }
 
