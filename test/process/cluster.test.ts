@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { memoryBudgetBytes, workerHeapFlags } from '../../src/process/heap';
 import { SAMPLE, startSandbox, type Sandbox } from '../../src/sandbox';
 import { eventually, spawnGateway, type GatewayProcess } from '../support/gatewayProcess';
 import { LA_TERRAZZA } from '../support/stack';
@@ -52,6 +53,14 @@ describe('cluster', () => {
     }
     const servedBy = new Set(gateway.logs().filter((l) => l.msg === 'graphql request' && String(l.requestId).startsWith('cluster-')).map((l) => l.pid));
     expect(servedBy).toEqual(workers);
+
+    // Each worker's heap is sized from its share of the memory: the old space given, plus V8's young generation.
+    const oldSpaceMiB = Number(workerHeapFlags(2, memoryBudgetBytes(), [])[0]!.split('=')[1]);
+    for (const line of gateway.logs().filter((l) => l.msg === 'gateway listening')) {
+      const heap = line.heap as { limitMiB: number };
+      expect(heap.limitMiB).toBeGreaterThanOrEqual(oldSpaceMiB);
+      expect(heap.limitMiB).toBeLessThan(oldSpaceMiB + 100);
+    }
 
     gateway.child.kill('SIGTERM');
     expect(await gateway.exited).toBe(0);
