@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { ROOT } from '../support/gatewayProcess';
 import { heapGrowthFlag, memoryBudgetBytes, operatorNodeFlags, workerHeapFlags } from '../../src/process/heap';
 
 const GiB = 2 ** 30;
@@ -27,5 +29,24 @@ describe('heap', () => {
     expect(heapGrowthFlag(50, 2 * GiB)).toBe('--heap-growing-percent=50');
     expect(heapGrowthFlag(50, 1072 * 2 ** 20)).toBeUndefined();
     expect(heapGrowthFlag(0, 4144 * 2 ** 20)).toBeUndefined();
+  });
+});
+
+describe('applyHeapPolicy', () => {
+  /** Runs a fresh node with a 3000 MiB old space (where V8 would grow 4×), full collections traced. */
+  function heapControllerLines(percent: number): string[] {
+    const script = `require('./src/process/heap').applyHeapPolicy(${percent}); let keep = []; for (let i = 0; i < 3; i++) { keep.push(new Array(1e6).fill(i)); gc(); }`;
+    const out = execFileSync(process.execPath, ['--require', 'tsx/cjs', '--max-old-space-size=3000', '--expose-gc', '--trace-gc-verbose', '-e', script], { cwd: ROOT, encoding: 'utf8' });
+    return out.split('\n').filter((l) => l.includes('[HeapController] Limit:'));
+  }
+
+  it('makes V8 grow the old space by the set share at each full collection, set while running', () => {
+    const lines = heapControllerLines(50);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line).toMatch(/\(1\.5\)$/);
+  });
+
+  it('leaves V8 its own growth at 0', () => {
+    expect(heapControllerLines(0).some((line) => !/\(1\.5\)$/.test(line))).toBe(true);
   });
 });
