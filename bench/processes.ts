@@ -1,12 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** A server under test, in a process of its own. */
+/** A server under test, in a process of its own (with WORKERS > 1, a primary and its workers). */
 export interface Target {
   name: 'gateway' | 'baseline';
+  /** How the report names it: `gateway`, `gateway ×2`, `baseline`. */
+  label: string;
   url: string;
   process: ChildProcess;
   /** From spawn to the first 200 of GET /readyz. */
@@ -24,8 +26,11 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts `node entry` with `env` on a free port and waits until GET /readyz answers 200 (polled every 2 ms). */
-export async function startTarget(name: Target['name'], entry: string, env: Record<string, string>): Promise<Target> {
+/**
+ * Starts `node entry` with `env` on a free port and waits until GET /readyz answers 200 (polled every 2 ms) and,
+ * with `workers` > 1, until that many workers have logged `gateway ready` (each worker has its own readiness).
+ */
+export async function startTarget(name: Target['name'], entry: string, env: Record<string, string>, options: { label?: string; workers?: number } = {}): Promise<Target> {
   const port = await freePort();
   const started = performance.now();
   // BENCH_CPU_PROF=<dir>: each process writes a V8 CPU profile there when it exits (see bench/cpuprofile.ts).
@@ -36,14 +41,28 @@ export async function startTarget(name: Target['name'], entry: string, env: Reco
     // they cost in production (to /dev/null they would be nearly free).
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout?.resume();
+  // Counts the workers' `gateway ready` lines until the target is ready; then standard output is only drained.
+  const READY = '"msg":"gateway ready"';
+  let readyWorkers = 0;
+  let carry = '';
+  const countReady = (chunk: Buffer) => {
+    const text = carry + chunk.toString('utf8');
+    readyWorkers += text.split(READY).length - 1;
+    carry = text.slice(-(READY.length - 1));
+  };
+  child.stdout?.on('data', countReady);
+  const workers = options.workers ?? 1;
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const url = `http://127.0.0.1:${port}`;
   const until = started + 15_000;
   while (performance.now() < until) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} before it was ready:\n${stderr}`);
-    if ((await statusOf(`${url}/readyz`)) === 200) return { name, url, process: child, readyMs: performance.now() - started };
+    if ((workers === 1 || readyWorkers >= workers) && (await statusOf(`${url}/readyz`)) === 200) {
+      child.stdout?.off('data', countReady);
+      child.stdout?.resume();
+      return { name, label: options.label ?? name, url, process: child, readyMs: performance.now() - started };
+    }
     await sleep(2);
   }
   child.kill('SIGKILL');
@@ -60,11 +79,73 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** The peak resident set (VmHWM) of a live process in MiB; undefined off Linux. */
+/**
+ * The peak resident set (VmHWM) of a live process in MiB, summed with its descendants' (a WORKERS > 1 primary and
+ * its workers: the sum of each one's peak, which is at least the peak of their sum); undefined off Linux.
+ */
 export function peakRssMiB(pid: number | undefined): number | undefined {
+  let total: number | undefined;
+  for (const p of processTree(pid)) {
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readProc(`/proc/${p}/status`) ?? '');
+    if (match) total = (total ?? 0) + Number(match[1]) / 1024;
+  }
+  return total;
+}
+
+/**
+ * CPU time (user + system) a live process and its descendants have used so far, in ms, from /proc/<pid>/stat;
+ * undefined off Linux. The difference of two readings around a load is that load's CPU cost, whatever the machine
+ * did besides.
+ */
+export function cpuTimeMs(pid: number | undefined): number | undefined {
+  let total: number | undefined;
+  for (const p of processTree(pid)) {
+    const stat = readProc(`/proc/${p}/stat`);
+    if (!stat) continue;
+    // Fields after the command name (which may hold spaces, hence the last ')'): state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    total = (total ?? 0) + ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks();
+  }
+  return total;
+}
+
+/** `pid` and every live descendant, by each process's parent in /proc/<pid>/stat. */
+export function processTree(pid: number | undefined): number[] {
+  if (pid === undefined) return [];
+  const parents = new Map<number, number[]>();
+  let entries: string[] = [];
   try {
-    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : undefined;
+    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
+  } catch {
+    return [pid];
+  }
+  for (const entry of entries) {
+    const stat = readProc(`/proc/${entry}/stat`);
+    if (!stat) continue;
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) tree.push(...(parents.get(tree[i]!) ?? []));
+  return tree;
+}
+
+let ticks: number | undefined;
+/** The kernel's clock ticks per second (USER_HZ) that /proc/<pid>/stat counts in; 100 almost everywhere. */
+function clockTicks(): number {
+  if (ticks === undefined) {
+    try {
+      ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      ticks = 100;
+    }
+  }
+  return ticks;
+}
+
+function readProc(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
   } catch {
     return undefined;
   }

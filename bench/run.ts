@@ -7,7 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Pool } from 'undici';
 import { createSampleState } from '../src/sandbox';
 import { benchManifest, type ScenarioName } from './operations';
-import { peakRssMiB, startTarget, startUpstreamsProcess, stopProcess, type Target } from './processes';
+import { cpuTimeMs, peakRssMiB, startTarget, startUpstreamsProcess, stopProcess, type Target } from './processes';
 import { benchNow, scenarioRequest, type ScenarioRequest } from './scenarios';
 import { CONTROL_PATH, type CallCounts, type UpstreamPair } from './upstreams';
 
@@ -18,14 +18,27 @@ import { CONTROL_PATH, type CallCounts, type UpstreamPair } from './upstreams';
  */
 const settings = {
   durationS: envNumber('BENCH_DURATION_S', 5),
-  warmupS: envNumber('BENCH_WARMUP_S', 2),
+  /** 0 skips the warm-up (smoke runs of the harness itself). */
+  warmupS: envNumber('BENCH_WARMUP_S', 2, 0),
   rounds: envNumber('BENCH_ROUNDS', 3),
   connections: envNumber('BENCH_CONNECTIONS', 32),
   starts: envNumber('BENCH_STARTS', 5),
   sequential: envNumber('BENCH_SEQUENTIAL', 50),
   /** A subset, e.g. `S1,S2` (when profiling one); the targets are judged only on a full run. */
   scenarios: (process.env.BENCH_SCENARIOS ?? 'S1,S1id,S2,S3').split(',').map((s) => s.trim()),
+  /** Gateways of more than one worker (WORKERS) measured beside the single process in WORKER_SCENARIOS; `` for none. */
+  workers: (process.env.BENCH_WORKERS ?? '2')
+    .split(',')
+    .filter((w) => w.trim() !== '')
+    .map((w) => {
+      const n = Number(w);
+      if (!Number.isInteger(n) || n < 2) throw new Error('BENCH_WORKERS must list worker counts of 2 or more, e.g. 2 or 2,4');
+      return n;
+    }),
 };
+
+/** The scenarios where the WORKERS > 1 gateways are measured too. */
+const WORKER_SCENARIOS: ScenarioName[] = ['S1'];
 
 const ROOT = resolve(__dirname, '..', '..');
 const ENTRIES = {
@@ -52,6 +65,8 @@ interface Load {
 interface Side {
   rounds: Load[];
   rps: number;
+  /** CPU time of the process (with WORKERS > 1: the primary and its workers) per query under load, median of the rounds. */
+  cpuMsPerQuery: number;
   p50: number;
   p99: number;
   peakRssMiB: number | undefined;
@@ -65,6 +80,8 @@ interface ScenarioResult {
   title: string;
   gateway: Side;
   baseline: Side;
+  /** The gateway with WORKERS > 1 (BENCH_WORKERS), in WORKER_SCENARIOS; peak RSS is the primary's and workers' summed. */
+  gatewayWorkers?: Array<{ workers: number; side: Side }>;
 }
 
 async function main(): Promise<void> {
@@ -93,11 +110,16 @@ async function main(): Promise<void> {
   }
 }
 
-/** The gateway as production runs it; BENCH_GATEWAY_NODE_OPTIONS passes V8 or Node flags to it (experiments). */
+/**
+ * The gateway as production runs it (`node dist/src/main.js`, so with the heap policy `npm start` applies);
+ * BENCH_GATEWAY_NODE_OPTIONS passes V8 or Node flags to it (experiments).
+ */
 function gatewayEnv(pair: UpstreamPair): Record<string, string> {
   // Trusted documents in the default mode (log), as a production gateway serving apps by id runs.
   const env: Record<string, string> = { NODE_ENV: 'production', RESERVATION_BASE_URL: pair.reservationUrl, POS_BASE_URL: pair.posUrl, SHUTDOWN_DELAY_MS: '0', TRUSTED_DOCUMENTS: TRUSTED_MANIFEST };
   if (process.env.BENCH_GATEWAY_NODE_OPTIONS) env.NODE_OPTIONS = process.env.BENCH_GATEWAY_NODE_OPTIONS;
+  // The price of the memory policy: BENCH_HEAP_GROWING_PERCENT=0 runs the gateway with V8's own heap growth.
+  if (process.env.BENCH_HEAP_GROWING_PERCENT) env.HEAP_GROWING_PERCENT = process.env.BENCH_HEAP_GROWING_PERCENT;
   return env;
 }
 
@@ -124,43 +146,54 @@ async function measureStarts(pair: UpstreamPair): Promise<{ gatewayMs: number; b
 async function runScenario(scenario: (typeof SCENARIOS)[number], request: ScenarioRequest, pair: UpstreamPair, control: Pool): Promise<ScenarioResult> {
   log(`\n${scenario.name}: ${scenario.title}`);
   const targets = [await startTarget('gateway', ENTRIES.gateway, gatewayEnv(pair)), await startTarget('baseline', ENTRIES.baseline, baselineEnv(pair))];
+  const workerCounts = WORKER_SCENARIOS.includes(scenario.name) ? settings.workers : [];
   try {
-    const [gateway, baseline] = targets as [Target, Target];
+    for (const workers of workerCounts) {
+      targets.splice(1, 0, await startTarget('gateway', ENTRIES.gateway, { ...gatewayEnv(pair), WORKERS: String(workers) }, { label: `gateway ×${workers}`, workers }));
+    }
+    const [gateway, baseline] = [targets[0]!, targets.at(-1)!];
     const expected = { gateway: await answer(gateway, request), baseline: await answer(baseline, request) };
     const gatewayJson = JSON.parse(expected.gateway) as { errors?: unknown };
     if (gatewayJson.errors) throw new Error(`the gateway answered ${scenario.name} with errors: ${expected.gateway.slice(0, 500)}`);
     if (!isDeepStrictEqual(gatewayJson, JSON.parse(expected.baseline))) throw new Error(`the baseline's answer to ${scenario.name} differs from the gateway's`);
     log(`  same JSON from both (${expected.gateway.length} bytes)`);
 
-    const sides = new Map<Target['name'], Side>();
+    const sides = new Map<string, Side>();
     // Warm first (V8 optimises the hot code, pools open their connections), then the unloaded latency.
     for (const target of targets) {
-      await load(target, request, settings.warmupS, expected[target.name]);
+      if (settings.warmupS > 0) await load(target, request, settings.warmupS, expected[target.name]);
       await settledCalls(control);
       const probe = await sequential(target, request, control);
-      sides.set(target.name, { rounds: [], rps: 0, p50: 0, p99: 0, peakRssMiB: undefined, callsPerQueryUnderLoad: 0, ...probe });
+      sides.set(target.label, { rounds: [], rps: 0, cpuMsPerQuery: 0, p50: 0, p99: 0, peakRssMiB: undefined, callsPerQueryUnderLoad: 0, ...probe });
     }
-    const callsUnderLoad = { gateway: [] as number[], baseline: [] as number[] };
+    const callsUnderLoad = new Map<string, number[]>(targets.map((t) => [t.label, []]));
+    const cpuUnderLoad = new Map<string, number[]>(targets.map((t) => [t.label, []]));
     for (let round = 0; round < settings.rounds; round++) {
       for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
         await resetCalls(control);
+        const cpuBefore = cpuTimeMs(target.process.pid);
         const result = await load(target, request, settings.durationS, expected[target.name]);
         const calls = await settledCalls(control);
-        callsUnderLoad[target.name].push((calls.reservation + calls.pos) / Math.max(1, result.requests.sent));
-        const side = sides.get(target.name)!;
+        const cpuMs = (cpuTimeMs(target.process.pid) ?? NaN) - (cpuBefore ?? NaN);
+        const queries = Math.max(1, result.requests.sent);
+        callsUnderLoad.get(target.label)!.push((calls.reservation + calls.pos) / queries);
+        cpuUnderLoad.get(target.label)!.push(cpuMs / queries);
+        const side = sides.get(target.label)!;
         side.rounds.push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 });
-        log(`  round ${round + 1}/${settings.rounds} ${target.name.padEnd(8)} ${fmt(result.requests.average, 0).padStart(7)} req/s  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms`);
+        log(`  round ${round + 1}/${settings.rounds} ${target.label.padEnd(10)} ${fmt(result.requests.average, 0).padStart(7)} req/s  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  CPU ${fmt(cpuMs / queries, 3)} ms/query`);
       }
     }
     for (const target of targets) {
-      const side = sides.get(target.name)!;
+      const side = sides.get(target.label)!;
       side.rps = median(side.rounds.map((r) => r.rps));
+      side.cpuMsPerQuery = median(cpuUnderLoad.get(target.label)!);
       side.p50 = median(side.rounds.map((r) => r.p50));
       side.p99 = median(side.rounds.map((r) => r.p99));
       side.peakRssMiB = peakRssMiB(target.process.pid);
-      side.callsPerQueryUnderLoad = median(callsUnderLoad[target.name]);
+      side.callsPerQueryUnderLoad = median(callsUnderLoad.get(target.label)!);
     }
-    return { name: scenario.name, title: scenario.title, gateway: sides.get('gateway')!, baseline: sides.get('baseline')! };
+    const gatewayWorkers = workerCounts.map((workers) => ({ workers, side: sides.get(`gateway ×${workers}`)! }));
+    return { name: scenario.name, title: scenario.title, gateway: sides.get(gateway.label)!, baseline: sides.get(baseline.label)!, ...(gatewayWorkers.length ? { gatewayWorkers } : {}) };
   } finally {
     await Promise.all(targets.map((t) => stopProcess(t.process)));
   }
@@ -176,7 +209,7 @@ async function measureFloor(pair: UpstreamPair): Promise<{ rps: number; p50: num
   try {
     const request: ScenarioRequest = { method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) };
     const expected = await answer(gateway, request);
-    await load(gateway, request, settings.warmupS, expected);
+    if (settings.warmupS > 0) await load(gateway, request, settings.warmupS, expected);
     const rounds: Load[] = [];
     for (let round = 0; round < settings.rounds; round++) {
       const result = await load(gateway, request, settings.durationS, expected);
@@ -256,20 +289,21 @@ async function readCalls(control: Pool): Promise<CallCounts> {
 }
 
 function report(results: ScenarioResult[], ready: { gatewayMs: number; baselineMs: number }, floor: { rps: number; p50: number }): void {
-  const rows: string[][] = [['scenario', 'side', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'calls/query', 'unloaded p50 ms', 'gateway/baseline']];
+  const rows: string[][] = [['scenario', 'side', 'req/s', 'CPU ms/query', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'calls/query', 'unloaded p50 ms', 'gateway/baseline']];
   for (const r of results) {
-    for (const name of ['gateway', 'baseline'] as const) {
-      const s = r[name];
+    const sides: Array<[string, Side]> = [['gateway', r.gateway], ...(r.gatewayWorkers ?? []).map((w): [string, Side] => [`gateway ×${w.workers}`, w.side]), ['baseline', r.baseline]];
+    for (const [label, s] of sides) {
       rows.push([
-        name === 'gateway' ? r.name : '',
-        name,
+        label === 'gateway' ? r.name : '',
+        label,
         fmt(s.rps, 0),
+        fmt(s.cpuMsPerQuery, 3),
         fmt(s.p50, 1),
         fmt(s.p99, 1),
         s.peakRssMiB === undefined ? 'n/a' : fmt(s.peakRssMiB, 0),
         `${fmt(s.callsPerQuery, 2)} (${fmt(s.callsPerQueryUnderLoad, 2)} loaded)`,
         fmt(s.unloadedMs, 1),
-        name === 'gateway' ? `${fmt(s.rps / r.baseline.rps, 2)}× req/s, ${ratio(s.peakRssMiB, r.baseline.peakRssMiB)} RSS` : '',
+        label === 'baseline' ? '' : `${fmt(s.rps / r.baseline.rps, 2)}× req/s, ${fmt(s.cpuMsPerQuery / r.baseline.cpuMsPerQuery, 2)}× CPU/query, ${ratio(s.peakRssMiB, r.baseline.peakRssMiB)} RSS`,
       ]);
     }
   }
@@ -318,9 +352,9 @@ function fmt(value: number, digits: number): string {
   return Number.isFinite(value) ? value.toFixed(digits) : 'n/a';
 }
 
-function envNumber(name: string, fallback: number): number {
+function envNumber(name: string, fallback: number, min?: 0): number {
   const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && min !== 0)) throw new Error(`${name} must be a ${min === 0 ? 'non-negative' : 'positive'} number`);
   return value;
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { availableCores } from './process/cores';
 import type { UpstreamHttpOptions } from './upstreams/http';
 import type { BreakerOptions, BulkheadOptions, RetryOptions } from './upstreams/resilience';
 import type { ConnectionLimits } from './http/connectionLimits';
@@ -88,6 +89,12 @@ export const ConfigSchema = z.object({
   IDEMPOTENCY_FAIL_OPEN: bool(false),
   IDEMPOTENCY_REQUIRED: nameList,
   IDEMPOTENCY_MEMORY_MAX_BYTES: int(64 * 1024 * 1024, 64 * 1024),
+  WORKERS: z
+    .string()
+    .regex(/^(auto|[1-9]\d{0,2})$/, 'must be auto or a whole number of processes from 1 to 999')
+    .transform((v) => (v === 'auto' ? availableCores() : Number(v)))
+    .default(1),
+  HEAP_GROWING_PERCENT: int(50).pipe(z.number().max(300)),
 }).superRefine((e, ctx) => {
   if (e.SERVER_HEADERS_TIMEOUT_MS > e.SERVER_REQUEST_TIMEOUT_MS) {
     ctx.addIssue({ code: 'custom', path: ['SERVER_HEADERS_TIMEOUT_MS'], message: `must not exceed SERVER_REQUEST_TIMEOUT_MS (${e.SERVER_REQUEST_TIMEOUT_MS})` });
@@ -137,6 +144,10 @@ export type Config = Readonly<{
   trustedDocuments: Readonly<{ mode: 'off' | 'log' | 'enforce'; paths: readonly string[] }>;
   /** Idempotent mutations (src/idempotency/): how long outcomes are kept, their size, and what the store's absence means. */
   idempotency: Readonly<{ ttlSeconds: number; maxResponseBytes: number; failOpen: boolean; required: readonly string[]; memoryMaxBytes: number }>;
+  /** Gateway processes on the one port (src/process/cluster.ts); 1 runs the gateway in this process alone. */
+  workers: number;
+  /** Old-space growth between full collections where V8 would allow 4× (src/process/heap.ts); 0: V8's own. */
+  heapGrowingPercent: number;
 }>;
 
 export type QueryLimits = Readonly<{
@@ -250,6 +261,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       required: namesOf(e.IDEMPOTENCY_REQUIRED),
       memoryMaxBytes: e.IDEMPOTENCY_MEMORY_MAX_BYTES,
     },
+    workers: e.WORKERS,
+    heapGrowingPercent: e.HEAP_GROWING_PERCENT,
   });
 }
 

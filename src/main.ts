@@ -1,8 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config';
 import { createLogger, type Logger } from './logger';
-import { startTracing, type Tracing } from './observability/tracing';
-import { createGateway, type Gateway, type GatewayDeps } from './server';
+import type { Tracing } from './observability/tracing';
+import { exitWhileStarting, isClusterWorker, onPrimaryShutdown, runPrimary } from './process/cluster';
+import { applyHeapPolicy } from './process/heap';
+import type { Gateway, GatewayDeps } from './server';
 
 /** Beyond the shutdown delay and the drain timeout, how long closing the pools and flushing spans may take. */
 const CLEANUP_GRACE_MS = 10_000;
@@ -12,7 +14,14 @@ const CLEANUP_GRACE_MS = 10_000;
  * started, so `/healthz` answers at once and `/readyz` says 503 until GraphQL can be served.
  */
 export async function runGateway(config: Config, options: { pretty?: boolean; explorer?: GatewayDeps['explorer'] } = {}): Promise<Gateway> {
-  const logger = createLogger({ level: config.logLevel, pretty: options.pretty });
+  const heap = applyHeapPolicy(config.heapGrowingPercent);
+  const worker = isClusterWorker();
+  const stopEarly = worker ? exitWhileStarting() : undefined;
+  const logger = createLogger({ level: config.logLevel, pretty: options.pretty, fields: worker ? { pid: process.pid } : undefined });
+  // Required here rather than imported at the top: a WORKERS > 1 primary serves nothing and need not carry the
+  // gateway's code (tens of MiB). `require`, not `import()`, which would go through the ESM loader.
+  const { startTracing } = require('./observability/tracing') as typeof import('./observability/tracing');
+  const { createGateway } = require('./server') as typeof import('./server');
   for (const warning of config.warnings) logger.warn(warning);
   const tracing = startTracing(config.tracing);
   const gateway = createGateway({ config, logger, explorer: options.explorer });
@@ -21,9 +30,10 @@ export async function runGateway(config: Config, options: { pretty?: boolean; ex
     gateway.server.listen(config.port, config.host, () => resolve());
   });
   const { port } = gateway.server.address() as AddressInfo;
-  logger.info({ port, host: config.host, env: config.env, tracing: tracing !== undefined }, 'gateway listening');
+  logger.info({ port, host: config.host, env: config.env, tracing: tracing !== undefined, heap }, 'gateway listening');
   await gateway.start();
   logger.info('gateway ready');
+  stopEarly?.();
   stopOnSignal(gateway, config, logger, tracing);
   return gateway;
 }
@@ -32,12 +42,17 @@ export async function runGateway(config: Config, options: { pretty?: boolean; ex
  * SIGTERM or SIGINT: readiness turns 503 and the gateway keeps serving for SHUTDOWN_DELAY_MS (load balancers take
  * the replica out meanwhile); then it stops accepting connections, lets the requests in flight finish within
  * DRAIN_TIMEOUT_MS, closes its upstream pools, flushes its spans and exits 0. A second signal skips the delay.
+ * A WORKERS > 1 worker hears the primary's signals as messages, and may get the same signal directly too (Ctrl-C
+ * reaches the whole process group): the two sources are counted apart, so one Ctrl-C is not taken for two.
  */
 function stopOnSignal(gateway: Gateway, config: Config, logger: Logger, tracing: Tracing | undefined): void {
   let skipDelay: (() => void) | undefined;
   let stopping = false;
-  const onSignal = (signal: NodeJS.Signals) => {
+  const seen = { direct: 0, relayed: 0 };
+  const onSignal = (signal: NodeJS.Signals, source: keyof typeof seen = 'direct') => {
+    seen[source] += 1;
     if (stopping) {
+      if (Math.max(seen.direct, seen.relayed) < 2) return;
       logger.info({ signal }, 'second signal: skipping the shutdown delay');
       skipDelay?.();
       return;
@@ -71,6 +86,7 @@ function stopOnSignal(gateway: Gateway, config: Config, logger: Logger, tracing:
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  if (isClusterWorker()) onPrimaryShutdown((signal) => onSignal(signal, 'relayed'));
 }
 
 if (require.main === module) {
@@ -82,7 +98,9 @@ if (require.main === module) {
     process.stderr.write(`${err.message}\n`);
     process.exit(1);
   }
-  runGateway(config).catch((err: unknown) => {
+  const primary = config.workers > 1 && !isClusterWorker();
+  if (primary) runPrimary(config, createLogger({ level: config.logLevel, fields: { pid: process.pid } }));
+  else runGateway(config).catch((err: unknown) => {
     process.stderr.write(`Gateway failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
   });

@@ -1,4 +1,5 @@
 import { ConfigError, ConfigSchema, loadConfig } from '../src/config';
+import { availableCores } from '../src/process/cores';
 import { readmeSection, tableRows, unquote } from './support/readme';
 import { spawnGateway } from './support/gatewayProcess';
 
@@ -63,6 +64,15 @@ describe('config', () => {
     expect(config).toMatchObject({ shutdownDelayMs: 0, drainTimeoutMs: 2500, tracing: { endpoint: 'http://collector:4318', serviceName: 'tablegraph-eu' } });
   });
 
+  it('runs one gateway process unless WORKERS says more, and resolves auto to the cores this container may use', () => {
+    expect(loadConfig(REQUIRED).workers).toBe(1);
+    expect(loadConfig({ ...REQUIRED, WORKERS: '3' }).workers).toBe(3);
+    const auto = loadConfig({ ...REQUIRED, WORKERS: 'auto' }).workers;
+    expect(Number.isInteger(auto) && auto >= 1).toBe(true);
+    expect(auto).toBe(availableCores());
+    for (const bad of ['0', '-1', '1.5', 'two', '1000']) expect(problemsOf({ ...REQUIRED, WORKERS: bad })).toEqual(['WORKERS: must be auto or a whole number of processes from 1 to 999']);
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ ...REQUIRED, PORT: '', OTEL_EXPORTER_OTLP_ENDPOINT: '' })).toMatchObject({ port: 4000, tracing: { endpoint: undefined } });
   });
@@ -121,9 +131,10 @@ describe('config', () => {
     });
 
     it('names invalid values too, in the same message', async () => {
-      const gateway = spawnGateway('src/main.ts', { ...REQUIRED, PORT: '70000', DRAIN_TIMEOUT_MS: 'soon' });
+      const gateway = spawnGateway('src/main.ts', { ...REQUIRED, PORT: '70000', DRAIN_TIMEOUT_MS: 'soon', WORKERS: 'all' });
       expect(await gateway.exited).toBe(1);
       expect(gateway.stderr()).toContain('PORT: Too big');
+      expect(gateway.stderr()).toContain('WORKERS: must be auto or a whole number of processes from 1 to 999');
       expect(gateway.stderr()).toContain('DRAIN_TIMEOUT_MS: must be a number');
       expect(gateway.stderr()).not.toContain('RESERVATION_BASE_URL');
     });

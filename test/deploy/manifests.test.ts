@@ -77,6 +77,13 @@ describe('deploy/ (Kubernetes manifests)', () => {
     expect(deployment.spec.template.spec.terminationGracePeriodSeconds * 1000).toBeGreaterThan(config.shutdownDelayMs + config.drainTimeoutMs);
   });
 
+  it("leaves the heap to Node and the gateway (sized from the memory limit), one worker per pod", () => {
+    const flags = (container.env as Array<{ name: string; value?: string }>).filter((e) => e.name === 'NODE_OPTIONS').map((e) => e.value ?? '');
+    expect(flags.filter((f) => /max-old-space-size|max-heap-size/.test(f))).toEqual([]);
+    expect(container.resources.limits.memory).toEqual(expect.any(String));
+    expect(loadConfig(configMap.data).workers).toBe(1);
+  });
+
   it('requests resources and runs as a non-root user without privileges', () => {
     expect(container.resources.requests).toEqual({ cpu: expect.any(String), memory: expect.any(String) });
     expect(deployment.spec.template.spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: expect.any(Number) });
