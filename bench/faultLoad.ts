@@ -2,6 +2,7 @@ import { Pool } from 'undici';
 import { SANDBOX_CREDENTIALS, type SandboxState } from '../src/sandbox';
 import { requestBody } from './operations';
 import { scenarioRequest } from './scenarios';
+import { mulberry32 } from '../src/sandbox/random';
 
 /** The traffic of `npm run bench:faults`: what operators see on a normal day, mixed. */
 export type OperationKind = 'dayList' | 'check' | 'employees' | 'booking';
@@ -73,7 +74,8 @@ export async function runLoad(options: LoadOptions): Promise<Sample[]> {
   const samples: Sample[] = [];
   const started = performance.now();
   const client = async (index: number) => {
-    const random = seeded(options.seed * 1000 + index);
+    // The same seed draws the same mix of operations on every run.
+    const random = mulberry32(options.seed * 1000 + index);
     while (performance.now() - started < options.durationMs) {
       const kind = pick(random());
       const sent = performance.now();
@@ -114,16 +116,4 @@ function pick(draw: number): OperationKind {
     if (draw < sum) return kind;
   }
   return 'check';
-}
-
-/** mulberry32: the same seed draws the same mix of operations on every run. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
 }
