@@ -18,6 +18,7 @@ import { requestLogPlugin } from './http/requestLogPlugin';
 import { tracingPlugin } from './http/tracingPlugin';
 import { upstreamCallLimitPlugin } from './limits/upstreamCallLimit';
 import type { Logger } from './logger';
+import { UpstreamDeviations } from './observability/deviations';
 import { GatewayMetrics } from './observability/metrics';
 import { withOperationSpan } from './observability/tracing';
 import { combineHooks, observabilityHooks } from './observability/upstreamHooks';
@@ -87,6 +88,7 @@ export function loggingHooks(logger: Logger): UpstreamHooks {
 export function createGateway(deps: GatewayDeps): Gateway {
   const { config, logger } = deps;
   const metrics = deps.metrics ?? new GatewayMetrics();
+  const deviations = new UpstreamDeviations({ logger, metrics });
   // Both listener sets hear every event: the circuit's log line and its gauge.
   const upstreams = deps.upstreams ?? createUpstreams(config, combineHooks(loggingHooks(logger), observabilityHooks(metrics, logger)));
   const production = config.env === 'production';
@@ -196,7 +198,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
         httpGraphQLRequest,
         context: async () => {
           reachedPlugins = true;
-          return createContext({ config, logger, upstreams, metrics }, { header: (name) => header(req, name), requestId });
+          return createContext({ config, logger, upstreams, metrics, deviations }, { header: (name) => header(req, name), requestId });
         },
       }),
     );

@@ -14,6 +14,7 @@ import {
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Resolvers } from '../generated/graphql';
 import { snakeCase } from '../resolvers/snakeCase';
+import { UpstreamRecord } from '../upstreams/record';
 
 /**
  * Execution of the documents clients send again and again compiled by graphql-jit, everything else by graphql-js.
@@ -29,8 +30,10 @@ import { snakeCase } from '../resolvers/snakeCase';
  */
 
 /**
- * The executable schema: the SDL, our resolvers, and a resolver on every field whose upstream key is its
- * snake_case name (graphql-jit reads a field without a resolver straight off its source object, by its own name).
+ * The executable schema: the SDL, our resolvers, and a resolver on every other field, reading its upstream key (the
+ * snake_case name) off an upstream record, checked there and then (../upstreams/record.ts), or off an object the
+ * gateway built itself (payloads, echoes) by its own name. graphql-jit reads a field without a resolver straight off
+ * its source object, which would skip the check.
  */
 export function buildExecutableSchema(typeDefs: string, resolvers: Resolvers): GraphQLSchema {
   // The generated Resolvers type is stricter than graphql-tools' IResolvers; it is the same object.
@@ -38,18 +41,17 @@ export function buildExecutableSchema(typeDefs: string, resolvers: Resolvers): G
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
-      const key = snakeCase(field.name);
-      if (!field.resolve && key !== field.name) field.resolve = snakeKeyResolver(field.name, key);
+      if (!field.resolve) field.resolve = fieldResolver(field.name, snakeCase(field.name));
     }
   }
   return schema;
 }
 
-/** The field's own key when the source has it (objects we built), else the upstream's snake_case key. */
-function snakeKeyResolver(name: string, key: string): GraphQLFieldResolver<Record<string, unknown>, unknown> {
+function fieldResolver(name: string, key: string): GraphQLFieldResolver<object, unknown> {
   return (source) => {
-    const own = source[name];
-    return own !== undefined ? own : source[key];
+    if (source instanceof UpstreamRecord) return source.readKey(key);
+    const own = (source as Record<string, unknown>)[name];
+    return own !== undefined || key === name ? own : (source as Record<string, unknown>)[key];
   };
 }
 

@@ -36,6 +36,7 @@ export class GatewayMetrics {
   private readonly upstreamSeconds: Histogram<'service' | 'method' | 'route'>;
   private readonly loaderBatches: Histogram<'loader'>;
   private readonly circuitState: Gauge<'service'>;
+  private readonly deviations: Counter<'service' | 'route' | 'field' | 'received'>;
   private readonly operationLabels = new Set<string>();
   private readonly maxOperationLabels: number;
 
@@ -81,6 +82,12 @@ export class GatewayMetrics {
       labelNames: ['service'],
       registers,
     });
+    this.deviations = new Counter({
+      name: 'tablegraph_upstream_deviations_total',
+      help: 'Upstream answers that differ from the documents, by service, route template, upstream field path (no list indexes) and what came (JSON type or reason)',
+      labelNames: ['service', 'route', 'field', 'received'],
+      registers,
+    });
     for (const service of ['reservation', 'pos'] as const) this.setCircuitState(service, 'closed');
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
   }
@@ -100,6 +107,11 @@ export class GatewayMetrics {
 
   observeLoaderBatch(loader: string, size: number): void {
     this.loaderBatches.observe({ loader }, size);
+  }
+
+  /** One upstream field that broke its reading (src/observability/deviations.ts). */
+  countDeviation(deviation: { service: ServiceName; route: string; field: string; received: string }): void {
+    this.deviations.inc({ service: deviation.service, route: deviation.route, field: deviation.field, received: deviation.received });
   }
 
   /** Called by the circuit breaker of each upstream on every state change. */
