@@ -5,10 +5,16 @@ import { resolvers } from '../../src/resolvers';
 import { createSampleState, SAMPLE } from '../../src/sandbox';
 import { loadTypeDefs } from '../../src/schema';
 import { Check } from '../../src/upstreams/pos/dto';
+import { UpstreamRecord } from '../../src/upstreams/record';
 import { startStack, type Stack } from '../support/stack';
 
 const schema = buildExecutableSchema(loadTypeDefs(), resolvers);
-const check = Check.parse(JSON.parse(JSON.stringify(createSampleState().tenants.laTerrazza.checks.get(SAMPLE.laTerrazza.openCheckId))));
+const check = UpstreamRecord.of(Check, JSON.parse(JSON.stringify(createSampleState().tenants.laTerrazza.checks.get(SAMPLE.laTerrazza.openCheckId))), {
+  service: 'pos',
+  route: '/checks/:id',
+  status: 200,
+  deviations: { report: () => undefined },
+});
 
 /** What Apollo hands the executor, for one document: the parts our executor reads. */
 function requestFor(query: string, variables: Record<string, unknown> = {}): GatewayGraphQLRequestContext {
