@@ -56,16 +56,30 @@ export type RecordOf<T> = T extends z.ZodObject<infer S, z.core.$ZodObjectConfig
 
 type FieldPlan =
   | { kind: 'leaf'; schema: z.ZodType; nullable: boolean; expected: string }
-  | { kind: 'object'; schema: AnyObject; nullable: boolean; expected: string }
-  | { kind: 'list'; schema: AnyObject; nullable: boolean; expected: string };
+  /** A plain `z.string()` or `z.boolean()`: its whole check is the JSON type, so zod is not called. */
+  | { kind: 'typeof'; type: 'string' | 'boolean'; nullable: boolean; expected: string }
+  | { kind: 'object'; schema: AnyObject; plans: PlanTable; nullable: boolean; expected: string }
+  | { kind: 'list'; schema: AnyObject; plans: PlanTable; nullable: boolean; expected: string };
+
+/** The plans of one object schema's fields, filled in on first read of each. */
+interface PlanTable {
+  schema: AnyObject;
+  byKey: Map<string, FieldPlan>;
+}
+
+/** Where a nested record sits in its parent, for field paths (built only when a deviation names one). */
+interface Place {
+  parent: UpstreamRecord<Shape>;
+  key: string;
+}
 
 export class UpstreamRecord<S extends Shape> {
   private constructor(
-    private readonly schema: z.ZodObject<S, z.core.$ZodObjectConfig>,
+    private readonly plans: PlanTable,
     private readonly raw: Readonly<Record<string, unknown>>,
     private readonly origin: RecordOrigin,
-    /** This record's place in the body, e.g. `check_items.` (no list indexes), for field paths. */
-    private readonly prefix: string,
+    /** This record's place in the body (none for the body itself), for field paths such as `check_items.notes`. */
+    private readonly place: Place | undefined,
   ) {}
 
   /**
@@ -74,7 +88,7 @@ export class UpstreamRecord<S extends Shape> {
    */
   static of<S extends Shape>(schema: z.ZodObject<S, z.core.$ZodObjectConfig>, body: unknown, origin: RecordOrigin): UpstreamRecord<S> {
     if (!isPlainObject(body)) throw refusal(origin, '(body)', jsonType(body), 'the body', 'an object');
-    const record = new UpstreamRecord(schema, body, origin, '');
+    const record = new UpstreamRecord<S>(plansFor(schema), body, origin, undefined);
     record.requireId();
     return record;
   }
@@ -89,7 +103,7 @@ export class UpstreamRecord<S extends Shape> {
    * by the GraphQL field's name). A key the schema does not declare is the gateway's own bug.
    */
   readKey(key: string): unknown {
-    const plan = planOf(this.schema, key);
+    const plan = this.plans.byKey.get(key) ?? planOf(this.plans, key);
     const value = this.raw[key];
     if (value === undefined || value === null) {
       const received = value === undefined ? 'missing' : 'null';
@@ -101,18 +115,21 @@ export class UpstreamRecord<S extends Shape> {
       throw this.deviation(key, received, plan.expected);
     }
     switch (plan.kind) {
+      case 'typeof':
+        if (typeof value === plan.type) return value;
+        throw this.deviation(key, jsonType(value), plan.expected);
       case 'leaf': {
         const parsed = plan.schema.safeParse(value);
         if (parsed.success) return parsed.data;
         throw this.deviation(key, receivedOf(value, parsed.error.issues[0]), plan.expected);
       }
       case 'object':
-        return this.nested(plan.schema, key, value);
+        return this.nested(plan.plans, key, value);
       case 'list': {
         if (!Array.isArray(value)) throw this.deviation(key, jsonType(value), plan.expected);
         return value.map((element: unknown) => {
           try {
-            return this.nested(plan.schema, key, element);
+            return this.nested(plan.plans, key, element);
           } catch (err) {
             return err as UpstreamError;
           }
@@ -123,26 +140,31 @@ export class UpstreamRecord<S extends Shape> {
 
   /** Reports that field `key` (read by the caller) broke its reading, and gives the error to throw at its path. */
   deviation(key: string, received: string, expected: string): UpstreamError {
-    const field = this.prefix + key;
+    const field = this.path(key);
     this.report(key, received);
     return fieldError(this.origin, field, received, expected);
   }
 
   private report(key: string, received: string): void {
     const { service, route } = this.origin;
-    this.origin.deviations.report({ service, route, field: this.prefix + key, received });
+    this.origin.deviations.report({ service, route, field: this.path(key), received });
   }
 
-  private nested<N extends Shape>(schema: z.ZodObject<N, z.core.$ZodObjectConfig>, key: string, value: unknown): UpstreamRecord<N> {
+  /** The upstream path of field `key` of this record, without list indexes: `check_items.summary.total_amount`. */
+  private path(key: string): string {
+    return this.place ? `${this.place.parent.path(this.place.key)}.${key}` : key;
+  }
+
+  private nested(plans: PlanTable, key: string, value: unknown): UpstreamRecord<Shape> {
     if (!isPlainObject(value)) throw this.deviation(key, jsonType(value), 'an object');
-    const record = new UpstreamRecord(schema, value, this.origin, `${this.prefix}${key}.`);
+    const record = new UpstreamRecord<Shape>(plans, value, this.origin, { parent: this, key });
     record.requireId();
     return record;
   }
 
   /** A record (or nested object) whose schema has an `id` is unusable without one: clients normalise by it. */
   private requireId(): void {
-    if ('id' in this.schema.shape) this.readKey('id');
+    if ('id' in this.plans.schema.shape) this.readKey('id');
   }
 }
 
@@ -164,14 +186,18 @@ function fieldError(origin: RecordOrigin, field: string, received: string, expec
   });
 }
 
-/** Plans per schema and key, built once on first read: schemas are module constants, so this never grows per request. */
-const plans = new WeakMap<object, Map<string, FieldPlan>>();
+/** Plan tables per schema, built once: schemas are module constants, so this never grows per request. */
+const tables = new WeakMap<object, PlanTable>();
 
-function planOf(schema: AnyObject, key: string): FieldPlan {
-  let byKey = plans.get(schema);
-  if (!byKey) plans.set(schema, (byKey = new Map()));
-  let plan = byKey.get(key);
-  if (!plan) byKey.set(key, (plan = buildPlan(schema, key)));
+function plansFor(schema: AnyObject): PlanTable {
+  let table = tables.get(schema);
+  if (!table) tables.set(schema, (table = { schema, byKey: new Map() }));
+  return table;
+}
+
+function planOf(table: PlanTable, key: string): FieldPlan {
+  const plan = buildPlan(table.schema, key);
+  table.byKey.set(key, plan);
   return plan;
 }
 
@@ -180,11 +206,15 @@ function buildPlan(schema: AnyObject, key: string): FieldPlan {
   if (!declared) throw new Error(`no upstream field ${key} is declared`);
   const nullable = declared instanceof z.ZodNullable;
   const inner = (nullable ? (declared as z.ZodNullable<z.ZodType>).unwrap() : declared) as z.ZodType;
-  if (inner instanceof z.ZodObject) return { kind: 'object', schema: inner as AnyObject, nullable, expected: 'an object' };
+  if (inner instanceof z.ZodObject) return { kind: 'object', schema: inner as AnyObject, plans: plansFor(inner as AnyObject), nullable, expected: 'an object' };
   if (inner instanceof z.ZodArray && inner.element instanceof z.ZodObject) {
-    return { kind: 'list', schema: inner.element as AnyObject, nullable, expected: 'an array of objects' };
+    const element = inner.element as AnyObject;
+    return { kind: 'list', schema: element, plans: plansFor(element), nullable, expected: 'an array of objects' };
   }
-  return { kind: 'leaf', schema: inner, nullable, expected: inner.description ?? expectedOf(inner) };
+  const expected = inner.description ?? expectedOf(inner);
+  if (inner instanceof z.ZodBoolean) return { kind: 'typeof', type: 'boolean', nullable, expected };
+  if (inner instanceof z.ZodString && (inner.def.checks ?? []).length === 0) return { kind: 'typeof', type: 'string', nullable, expected };
+  return { kind: 'leaf', schema: inner, nullable, expected };
 }
 
 function expectedOf(schema: z.ZodType): string {
