@@ -14,7 +14,6 @@ import {
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Resolvers } from '../generated/graphql';
 import { snakeCase } from '../resolvers/snakeCase';
-import { UpstreamRecord } from '../upstreams/record';
 
 /**
  * Execution of the documents clients send again and again compiled by graphql-jit, everything else by graphql-js.
@@ -30,10 +29,11 @@ import { UpstreamRecord } from '../upstreams/record';
  */
 
 /**
- * The executable schema: the SDL, our resolvers, and a resolver on every other field, reading its upstream key (the
- * snake_case name) off an upstream record, checked there and then (../upstreams/record.ts), or off an object the
- * gateway built itself (payloads, echoes) by its own name. graphql-jit reads a field without a resolver straight off
- * its source object, which would skip the check.
+ * The executable schema: the SDL, our resolvers, and a resolver on every field whose upstream key is its
+ * snake_case name (graphql-jit reads a field without a resolver straight off its source object, by its own name).
+ * Upstream records (../upstreams/record.ts) answer each field by its GraphQL name through a getter that checks the
+ * value there and then, so a field read this way is checked only when selected, and with no resolver call at all
+ * when its name is its key.
  */
 export function buildExecutableSchema(typeDefs: string, resolvers: Resolvers): GraphQLSchema {
   // The generated Resolvers type is stricter than graphql-tools' IResolvers; it is the same object.
@@ -41,17 +41,18 @@ export function buildExecutableSchema(typeDefs: string, resolvers: Resolvers): G
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
-      if (!field.resolve) field.resolve = fieldResolver(field.name, snakeCase(field.name));
+      const key = snakeCase(field.name);
+      if (!field.resolve && key !== field.name) field.resolve = snakeKeyResolver(field.name, key);
     }
   }
   return schema;
 }
 
-function fieldResolver(name: string, key: string): GraphQLFieldResolver<object, unknown> {
+/** The field by its own name when the source has it (a record's getter, objects we built), else the snake_case key. */
+function snakeKeyResolver(name: string, key: string): GraphQLFieldResolver<Record<string, unknown>, unknown> {
   return (source) => {
-    if (source instanceof UpstreamRecord) return source.readKey(key);
-    const own = (source as Record<string, unknown>)[name];
-    return own !== undefined || key === name ? own : (source as Record<string, unknown>)[key];
+    const own = source[name];
+    return own !== undefined ? own : source[key];
   };
 }
 

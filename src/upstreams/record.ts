@@ -54,33 +54,66 @@ export type Read<F> =
 /** The record type of an object schema: what a codegen mapper points at. */
 export type RecordOf<T> = T extends z.ZodObject<infer S, z.core.$ZodObjectConfig> ? UpstreamRecord<S> : never;
 
+/** The same verdict as a zod schema, without its per-call allocations: the reason a value fails, or undefined. */
+export type FastCheck = (value: unknown) => string | undefined;
+
+const fastChecks = new WeakMap<z.ZodType, FastCheck>();
+
+/**
+ * Gives a primitive schema read on every field of every answer (UUIDs, money, dates) a hand-written check of the same
+ * meaning; the schema stays the declaration, and test/upstreams/schemas.test.ts holds the two to the same verdicts.
+ */
+export function withFastCheck<T extends z.ZodType>(schema: T, check: FastCheck): T {
+  fastChecks.set(schema, check);
+  return schema;
+}
+
 type FieldPlan =
   | { kind: 'leaf'; schema: z.ZodType; nullable: boolean; expected: string }
+  | { kind: 'fast'; check: FastCheck; nullable: boolean; expected: string }
   /** A plain `z.string()` or `z.boolean()`: its whole check is the JSON type, so zod is not called. */
   | { kind: 'typeof'; type: 'string' | 'boolean'; nullable: boolean; expected: string }
   | { kind: 'object'; schema: AnyObject; plans: PlanTable; nullable: boolean; expected: string }
   | { kind: 'list'; schema: AnyObject; plans: PlanTable; nullable: boolean; expected: string };
 
-/** The plans of one object schema's fields, filled in on first read of each. */
+/** The plans of one object schema's fields, filled in on first read of each, and the record class of that schema. */
 interface PlanTable {
   schema: AnyObject;
+  /** Whether the schema has an `id`, which its records cannot go without. */
+  hasId: boolean;
   byKey: Map<string, FieldPlan>;
+  Record: RecordClass;
 }
 
-/** Where a nested record sits in its parent, for field paths (built only when a deviation names one). */
-interface Place {
-  parent: UpstreamRecord<Shape>;
-  key: string;
-}
+type RecordClass = new (
+  table: PlanTable,
+  raw: Readonly<Record<string, unknown>>,
+  origin: RecordOrigin,
+  parent: UpstreamRecord<Shape> | undefined,
+  key: string,
+) => UpstreamRecord<Shape>;
 
 export class UpstreamRecord<S extends Shape> {
-  private constructor(
-    private readonly plans: PlanTable,
-    private readonly raw: Readonly<Record<string, unknown>>,
-    private readonly origin: RecordOrigin,
-    /** This record's place in the body (none for the body itself), for field paths such as `check_items.notes`. */
-    private readonly place: Place | undefined,
-  ) {}
+  // Members are named with a `$`, which no GraphQL field name can hold, so no getter (below) can ever hide one;
+  // plain properties rather than `#private` ones, which V8 reads slower, and records are made by the thousand.
+  // `declare`d and set in the constructor: class fields would be defined one by one on every record first.
+  protected declare readonly $table: PlanTable;
+  protected declare readonly $raw: Readonly<Record<string, unknown>>;
+  protected declare readonly $origin: RecordOrigin;
+  /** Where this record sits in the body (none for the body itself), for paths such as `check_items.notes`. */
+  protected declare readonly $parent: UpstreamRecord<Shape> | undefined;
+  protected declare readonly $key: string;
+  /** The id once checked by requireId, so reading it again costs nothing. */
+  protected declare $id: unknown;
+
+  protected constructor(table: PlanTable, raw: Readonly<Record<string, unknown>>, origin: RecordOrigin, parent: UpstreamRecord<Shape> | undefined, key: string) {
+    this.$table = table;
+    this.$raw = raw;
+    this.$origin = origin;
+    this.$parent = parent;
+    this.$key = key;
+    this.$id = undefined;
+  }
 
   /**
    * A whole answer body as a record: refused (UPSTREAM_BAD_RESPONSE for the field that loads it) when it is not an
@@ -88,83 +121,107 @@ export class UpstreamRecord<S extends Shape> {
    */
   static of<S extends Shape>(schema: z.ZodObject<S, z.core.$ZodObjectConfig>, body: unknown, origin: RecordOrigin): UpstreamRecord<S> {
     if (!isPlainObject(body)) throw refusal(origin, '(body)', jsonType(body), 'the body', 'an object');
-    const record = new UpstreamRecord<S>(plansFor(schema), body, origin, undefined);
-    record.requireId();
-    return record;
+    const table = tableFor(schema);
+    const record = new table.Record(table, body, origin, undefined, '');
+    const id = record.$requireId();
+    if (id) throw id;
+    return record as UpstreamRecord<S>;
   }
 
   /** The field `key`, checked against its schema now; throws the field's UPSTREAM_BAD_RESPONSE when it breaks it. */
   read<K extends keyof S & string>(key: K): Read<S[K]> {
-    return this.readKey(key) as Read<S[K]>;
-  }
-
-  /**
-   * `read` for a key known only at run time (the executable schema's default resolvers, which name the upstream key
-   * by the GraphQL field's name). A key the schema does not declare is the gateway's own bug.
-   */
-  readKey(key: string): unknown {
-    const plan = this.plans.byKey.get(key) ?? planOf(this.plans, key);
-    const value = this.raw[key];
-    if (value === undefined || value === null) {
-      const received = value === undefined ? 'missing' : 'null';
-      if (plan.nullable) {
-        // Null is a reading the schema allows; a missing key is not, but it is served as the null it stands for.
-        if (value === undefined) this.report(key, received);
-        return null;
-      }
-      throw this.deviation(key, received, plan.expected);
-    }
-    switch (plan.kind) {
-      case 'typeof':
-        if (typeof value === plan.type) return value;
-        throw this.deviation(key, jsonType(value), plan.expected);
-      case 'leaf': {
-        const parsed = plan.schema.safeParse(value);
-        if (parsed.success) return parsed.data;
-        throw this.deviation(key, receivedOf(value, parsed.error.issues[0]), plan.expected);
-      }
-      case 'object':
-        return this.nested(plan.plans, key, value);
-      case 'list': {
-        if (!Array.isArray(value)) throw this.deviation(key, jsonType(value), plan.expected);
-        return value.map((element: unknown) => {
-          try {
-            return this.nested(plan.plans, key, element);
-          } catch (err) {
-            return err as UpstreamError;
-          }
-        });
-      }
-    }
+    const value = this.$value(key);
+    if (value instanceof UpstreamError) throw value;
+    return value as Read<S[K]>;
   }
 
   /** Reports that field `key` (read by the caller) broke its reading, and gives the error to throw at its path. */
   deviation(key: string, received: string, expected: string): UpstreamError {
-    const field = this.path(key);
-    this.report(key, received);
-    return fieldError(this.origin, field, received, expected);
+    this.$report(key, received);
+    return fieldError(this.$origin, this.$path(key), received, expected);
   }
 
-  private report(key: string, received: string): void {
-    const { service, route } = this.origin;
-    this.origin.deviations.report({ service, route, field: this.path(key), received });
+  /**
+   * The getters of a schema's record class: one per upstream key, named as its GraphQL field (the key in camelCase),
+   * so the executor reads `record.firstName` with no resolver call. A getter answers the value, or the field's
+   * UpstreamError, which graphql-js and graphql-jit alike report at that field's path.
+   */
+  private static $defineGetters(prototype: object, table: PlanTable): void {
+    for (const key of Object.keys(table.schema.shape)) {
+      const name = key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+      if (name in prototype) throw new Error(`upstream field ${key} would hide UpstreamRecord.${name}`);
+      let plan: FieldPlan | undefined; // found on first use, then held here: no lookup per read
+      Object.defineProperty(prototype, name, {
+        get(this: UpstreamRecord<Shape>) {
+          return this.$value(key, (plan ??= table.byKey.get(key) ?? planOf(table, key)));
+        },
+      });
+    }
+  }
+
+  /** @internal The record class of a schema's table (see tableFor). */
+  static classFor(table: PlanTable): RecordClass {
+    const Class = class extends UpstreamRecord<Shape> {
+      constructor(table: PlanTable, raw: Readonly<Record<string, unknown>>, origin: RecordOrigin, parent: UpstreamRecord<Shape> | undefined, key: string) {
+        super(table, raw, origin, parent, key);
+      }
+    };
+    UpstreamRecord.$defineGetters(Class.prototype, table);
+    return Class;
+  }
+
+  /** The field's value when it passes its reading, else its UpstreamError (reported); never undefined. */
+  protected $value(key: string, plan = this.$table.byKey.get(key) ?? planOf(this.$table, key)): unknown {
+    if (key === 'id' && this.$id !== undefined) return this.$id;
+    const value = this.$raw[key];
+    if (value === undefined || value === null) {
+      if (!plan.nullable) return this.deviation(key, jsonType(value), plan.expected);
+      // Null is a reading the schema allows; a missing key is not, but it is served as the null it stands for.
+      if (value === undefined) this.$report(key, 'missing');
+      return null;
+    }
+    switch (plan.kind) {
+      case 'typeof':
+        return typeof value === plan.type ? value : this.deviation(key, jsonType(value), plan.expected);
+      case 'fast': {
+        const reason = plan.check(value);
+        return reason === undefined ? value : this.deviation(key, reason, plan.expected);
+      }
+      case 'leaf': {
+        const parsed = plan.schema.safeParse(value);
+        return parsed.success ? parsed.data : this.deviation(key, receivedOf(value, parsed.error.issues[0]), plan.expected);
+      }
+      case 'object':
+        return this.$nested(plan.plans, key, value);
+      case 'list':
+        if (!Array.isArray(value)) return this.deviation(key, jsonType(value), plan.expected);
+        return value.map((element: unknown) => this.$nested(plan.plans, key, element));
+    }
+  }
+
+  protected $report(key: string, received: string): void {
+    const { service, route } = this.$origin;
+    this.$origin.deviations.report({ service, route, field: this.$path(key), received });
   }
 
   /** The upstream path of field `key` of this record, without list indexes: `check_items.summary.total_amount`. */
-  private path(key: string): string {
-    return this.place ? `${this.place.parent.path(this.place.key)}.${key}` : key;
+  protected $path(key: string): string {
+    return this.$parent ? `${this.$parent.$path(this.$key)}.${key}` : key;
   }
 
-  private nested(plans: PlanTable, key: string, value: unknown): UpstreamRecord<Shape> {
-    if (!isPlainObject(value)) throw this.deviation(key, jsonType(value), 'an object');
-    const record = new UpstreamRecord<Shape>(plans, value, this.origin, { parent: this, key });
-    record.requireId();
-    return record;
+  protected $nested(table: PlanTable, key: string, value: unknown): UpstreamRecord<Shape> | UpstreamError {
+    if (!isPlainObject(value)) return this.deviation(key, jsonType(value), 'an object');
+    const record = new table.Record(table, value, this.$origin, this, key);
+    return record.$requireId() ?? record;
   }
 
   /** A record (or nested object) whose schema has an `id` is unusable without one: clients normalise by it. */
-  private requireId(): void {
-    if ('id' in this.plans.schema.shape) this.readKey('id');
+  protected $requireId(): UpstreamError | undefined {
+    if (!this.$table.hasId) return undefined;
+    const id = this.$value('id');
+    if (id instanceof UpstreamError) return id;
+    this.$id = id;
+    return undefined;
   }
 }
 
@@ -189,9 +246,13 @@ function fieldError(origin: RecordOrigin, field: string, received: string, expec
 /** Plan tables per schema, built once: schemas are module constants, so this never grows per request. */
 const tables = new WeakMap<object, PlanTable>();
 
-function plansFor(schema: AnyObject): PlanTable {
+function tableFor(schema: AnyObject): PlanTable {
   let table = tables.get(schema);
-  if (!table) tables.set(schema, (table = { schema, byKey: new Map() }));
+  if (!table) {
+    const made: Omit<PlanTable, 'Record'> & Partial<Pick<PlanTable, 'Record'>> = { schema, hasId: 'id' in schema.shape, byKey: new Map() };
+    made.Record = UpstreamRecord.classFor(made as PlanTable);
+    tables.set(schema, (table = made as PlanTable));
+  }
   return table;
 }
 
@@ -206,12 +267,14 @@ function buildPlan(schema: AnyObject, key: string): FieldPlan {
   if (!declared) throw new Error(`no upstream field ${key} is declared`);
   const nullable = declared instanceof z.ZodNullable;
   const inner = (nullable ? (declared as z.ZodNullable<z.ZodType>).unwrap() : declared) as z.ZodType;
-  if (inner instanceof z.ZodObject) return { kind: 'object', schema: inner as AnyObject, plans: plansFor(inner as AnyObject), nullable, expected: 'an object' };
+  if (inner instanceof z.ZodObject) return { kind: 'object', schema: inner as AnyObject, plans: tableFor(inner as AnyObject), nullable, expected: 'an object' };
   if (inner instanceof z.ZodArray && inner.element instanceof z.ZodObject) {
     const element = inner.element as AnyObject;
-    return { kind: 'list', schema: element, plans: plansFor(element), nullable, expected: 'an array of objects' };
+    return { kind: 'list', schema: element, plans: tableFor(element), nullable, expected: 'an array of objects' };
   }
   const expected = inner.description ?? expectedOf(inner);
+  const fast = fastChecks.get(inner);
+  if (fast) return { kind: 'fast', check: fast, nullable, expected };
   if (inner instanceof z.ZodBoolean) return { kind: 'typeof', type: 'boolean', nullable, expected };
   if (inner instanceof z.ZodString && (inner.def.checks ?? []).length === 0) return { kind: 'typeof', type: 'string', nullable, expected };
   return { kind: 'leaf', schema: inner, nullable, expected };

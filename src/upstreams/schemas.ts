@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DECIMAL_PATTERN, isCalendarDate } from '../scalars';
-import type { RecordOf } from './record';
+import { jsonType, withFastCheck, type RecordOf } from './record';
 
 /**
  * Zod primitives shared by both upstreams' DTOs.
@@ -14,27 +14,39 @@ import type { RecordOf } from './record';
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export const uuid = z.string().regex(UUID_PATTERN, 'invalid_uuid').describe('a UUID');
+export const uuid = withFastCheck(z.string().regex(UUID_PATTERN, 'invalid_uuid').describe('a UUID'), (v) =>
+  typeof v !== 'string' ? jsonType(v) : UUID_PATTERN.test(v) ? undefined : 'invalid_uuid',
+);
 
 /**
  * Money as the upstreams send it: a decimal string such as "125.50", in the Decimal scalar's own bounds, so a value
  * the gateway cannot show fails its field as a bad response, not later as an internal error.
  */
-export const moneyString = z.string().regex(DECIMAL_PATTERN, 'invalid_decimal').describe('a decimal string of at most 15 integer digits and 6 decimals');
+export const moneyString = withFastCheck(
+  z.string().regex(DECIMAL_PATTERN, 'invalid_decimal').describe('a decimal string of at most 15 integer digits and 6 decimals'),
+  (v) => (typeof v !== 'string' ? jsonType(v) : DECIMAL_PATTERN.test(v) ? undefined : 'invalid_decimal'),
+);
 
 /** GraphQL's Int is 32 bits: a larger integer fails its field here rather than in graphql's serializer. */
-export const int = z
-  .number()
-  .int('not_integer')
-  .min(-(2 ** 31), 'out_of_range')
-  .max(2 ** 31 - 1, 'out_of_range')
-  .describe('a 32-bit integer');
+export const int = withFastCheck(
+  z
+    .number()
+    .int('not_integer')
+    .min(-(2 ** 31), 'out_of_range')
+    .max(2 ** 31 - 1, 'out_of_range')
+    .describe('a 32-bit integer'),
+  (v) => (typeof v !== 'number' ? jsonType(v) : !Number.isInteger(v) ? 'not_integer' : v < -(2 ** 31) || v > 2 ** 31 - 1 ? 'out_of_range' : undefined),
+);
 
 /** POS `*_at` timestamps: integers; their range depends on POS_TIMESTAMP_UNIT, so it is checked where they are converted. */
-export const posTimestamp = z.number().int('not_integer').describe('an integer timestamp');
+export const posTimestamp = withFastCheck(z.number().int('not_integer').describe('an integer timestamp'), (v) =>
+  typeof v !== 'number' ? jsonType(v) : Number.isSafeInteger(v) ? undefined : 'not_integer',
+);
 
 /** `YYYY-MM-DD`, a day that exists (no 2026-02-30). */
-export const dateString = z.string().refine(isCalendarDate, 'invalid_date').describe('a date YYYY-MM-DD');
+export const dateString = withFastCheck(z.string().refine(isCalendarDate, 'invalid_date').describe('a date YYYY-MM-DD'), (v) =>
+  typeof v !== 'string' ? jsonType(v) : isCalendarDate(v) ? undefined : 'invalid_date',
+);
 
 /** The pagination metadata of list responses (`meta`). */
 export const PaginationMeta = z.object({
