@@ -76,43 +76,38 @@ type FieldPlan =
   | { kind: 'object'; schema: AnyObject; plans: PlanTable; nullable: boolean; expected: string }
   | { kind: 'list'; schema: AnyObject; plans: PlanTable; nullable: boolean; expected: string };
 
-/** The plans of one object schema's fields, filled in on first read of each, and the record class of that schema. */
+/** The plans of one object schema's fields, each made on first read. */
 interface PlanTable {
   schema: AnyObject;
   /** Whether the schema has an `id`, which its records cannot go without. */
   hasId: boolean;
   byKey: Map<string, FieldPlan>;
-  Record: RecordClass;
 }
 
-type RecordClass = new (
-  table: PlanTable,
-  raw: Readonly<Record<string, unknown>>,
-  origin: RecordOrigin,
-  parent: UpstreamRecord<Shape> | undefined,
-  key: string,
-) => UpstreamRecord<Shape>;
-
 export class UpstreamRecord<S extends Shape> {
-  // Members are named with a `$`, which no GraphQL field name can hold, so no getter (below) can ever hide one;
-  // plain properties rather than `#private` ones, which V8 reads slower, and records are made by the thousand.
-  // `declare`d and set in the constructor: class fields would be defined one by one on every record first.
+  // Members are named with a `$`, which no GraphQL field name can hold, so no getter (below) can ever hide one.
+  // Plain properties, `declare`d and set in one constructor shared by every record, which V8 keeps fast: records
+  // are made by the thousand per request (`#private` fields, class fields or a class per schema were measurably slower).
   protected declare readonly $table: PlanTable;
   protected declare readonly $raw: Readonly<Record<string, unknown>>;
   protected declare readonly $origin: RecordOrigin;
   /** Where this record sits in the body (none for the body itself), for paths such as `check_items.notes`. */
   protected declare readonly $parent: UpstreamRecord<Shape> | undefined;
   protected declare readonly $key: string;
-  /** The id once checked by requireId, so reading it again costs nothing. */
-  protected declare $id: unknown;
+  /**
+   * Each field's answer once read (value or UpstreamError), made on the first read: graphql-jit evaluates a field
+   * without a resolver several times over (`x.f == null`, `x.f instanceof Error`, then `x.f`), and a field must be
+   * checked, and a deviation counted, once per record.
+   */
+  protected declare $read: Record<string, unknown> | undefined;
 
-  protected constructor(table: PlanTable, raw: Readonly<Record<string, unknown>>, origin: RecordOrigin, parent: UpstreamRecord<Shape> | undefined, key: string) {
+  private constructor(table: PlanTable, raw: Readonly<Record<string, unknown>>, origin: RecordOrigin, parent: UpstreamRecord<Shape> | undefined, key: string) {
     this.$table = table;
     this.$raw = raw;
     this.$origin = origin;
     this.$parent = parent;
     this.$key = key;
-    this.$id = undefined;
+    this.$read = undefined;
   }
 
   /**
@@ -121,11 +116,10 @@ export class UpstreamRecord<S extends Shape> {
    */
   static of<S extends Shape>(schema: z.ZodObject<S, z.core.$ZodObjectConfig>, body: unknown, origin: RecordOrigin): UpstreamRecord<S> {
     if (!isPlainObject(body)) throw refusal(origin, '(body)', jsonType(body), 'the body', 'an object');
-    const table = tableFor(schema);
-    const record = new table.Record(table, body, origin, undefined, '');
+    const record = new UpstreamRecord<S>(tableFor(schema), body, origin, undefined, '');
     const id = record.$requireId();
     if (id) throw id;
-    return record as UpstreamRecord<S>;
+    return record;
   }
 
   /** The field `key`, checked against its schema now; throws the field's UPSTREAM_BAD_RESPONSE when it breaks it. */
@@ -142,37 +136,42 @@ export class UpstreamRecord<S extends Shape> {
   }
 
   /**
-   * The getters of a schema's record class: one per upstream key, named as its GraphQL field (the key in camelCase),
-   * so the executor reads `record.firstName` with no resolver call. A getter answers the value, or the field's
-   * UpstreamError, which graphql-js and graphql-jit alike report at that field's path.
+   * Getters for a schema's fields, named as their GraphQL fields (the key in camelCase), so the executor reads
+   * `record.firstName` with no resolver call. A getter answers the value, or the field's UpstreamError, which
+   * graphql-js and graphql-jit alike report at that field's path. One prototype serves every schema: a name is the
+   * same key in each, and a record only ever gets asked the fields of its GraphQL type (test/schema/coverage.test.ts).
    */
-  private static $defineGetters(prototype: object, table: PlanTable): void {
-    for (const key of Object.keys(table.schema.shape)) {
+  static $defineGetters(keys: readonly string[]): void {
+    const prototype = UpstreamRecord.prototype;
+    for (const key of keys) {
       const name = key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
-      if (name in prototype) throw new Error(`upstream field ${key} would hide UpstreamRecord.${name}`);
-      let plan: FieldPlan | undefined; // found on first use, then held here: no lookup per read
+      if (Object.prototype.hasOwnProperty.call(prototype, name)) {
+        if (getterKeys.get(name) === key) continue;
+        throw new Error(`upstream field ${key} would hide UpstreamRecord.${name}`);
+      }
+      getterKeys.set(name, key);
       Object.defineProperty(prototype, name, {
         get(this: UpstreamRecord<Shape>) {
-          return this.$value(key, (plan ??= table.byKey.get(key) ?? planOf(table, key)));
+          return this.$value(key);
         },
       });
     }
   }
 
-  /** @internal The record class of a schema's table (see tableFor). */
-  static classFor(table: PlanTable): RecordClass {
-    const Class = class extends UpstreamRecord<Shape> {
-      constructor(table: PlanTable, raw: Readonly<Record<string, unknown>>, origin: RecordOrigin, parent: UpstreamRecord<Shape> | undefined, key: string) {
-        super(table, raw, origin, parent, key);
-      }
-    };
-    UpstreamRecord.$defineGetters(Class.prototype, table);
-    return Class;
+  /** The field's value when it passes its reading, else its UpstreamError (reported once); never undefined. */
+  protected $value(key: string): unknown {
+    const read = this.$read;
+    if (read !== undefined) {
+      const known = read[key];
+      if (known !== undefined) return known;
+    }
+    const value = this.$check(key);
+    (this.$read ??= {})[key] = value;
+    return value;
   }
 
-  /** The field's value when it passes its reading, else its UpstreamError (reported); never undefined. */
-  protected $value(key: string, plan = this.$table.byKey.get(key) ?? planOf(this.$table, key)): unknown {
-    if (key === 'id' && this.$id !== undefined) return this.$id;
+  protected $check(key: string): unknown {
+    const plan = this.$table.byKey.get(key) ?? planOf(this.$table, key);
     const value = this.$raw[key];
     if (value === undefined || value === null) {
       if (!plan.nullable) return this.deviation(key, jsonType(value), plan.expected);
@@ -193,9 +192,12 @@ export class UpstreamRecord<S extends Shape> {
       }
       case 'object':
         return this.$nested(plan.plans, key, value);
-      case 'list':
+      case 'list': {
         if (!Array.isArray(value)) return this.deviation(key, jsonType(value), plan.expected);
-        return value.map((element: unknown) => this.$nested(plan.plans, key, element));
+        const records = new Array<unknown>(value.length);
+        for (let i = 0; i < value.length; i++) records[i] = this.$nested(plan.plans, key, value[i]);
+        return records;
+      }
     }
   }
 
@@ -211,7 +213,7 @@ export class UpstreamRecord<S extends Shape> {
 
   protected $nested(table: PlanTable, key: string, value: unknown): UpstreamRecord<Shape> | UpstreamError {
     if (!isPlainObject(value)) return this.deviation(key, jsonType(value), 'an object');
-    const record = new table.Record(table, value, this.$origin, this, key);
+    const record = new UpstreamRecord<Shape>(table, value, this.$origin, this, key);
     return record.$requireId() ?? record;
   }
 
@@ -219,11 +221,12 @@ export class UpstreamRecord<S extends Shape> {
   protected $requireId(): UpstreamError | undefined {
     if (!this.$table.hasId) return undefined;
     const id = this.$value('id');
-    if (id instanceof UpstreamError) return id;
-    this.$id = id;
-    return undefined;
+    return id instanceof UpstreamError ? id : undefined;
   }
 }
+
+/** Which upstream key each getter reads (a name is defined once for every schema). */
+const getterKeys = new Map<string, string>();
 
 /** The error of a whole answer that cannot be used; it is counted like any other deviation. */
 function refusal(origin: RecordOrigin, field: string, received: string, what: string, expected: string): UpstreamError {
@@ -249,9 +252,8 @@ const tables = new WeakMap<object, PlanTable>();
 function tableFor(schema: AnyObject): PlanTable {
   let table = tables.get(schema);
   if (!table) {
-    const made: Omit<PlanTable, 'Record'> & Partial<Pick<PlanTable, 'Record'>> = { schema, hasId: 'id' in schema.shape, byKey: new Map() };
-    made.Record = UpstreamRecord.classFor(made as PlanTable);
-    tables.set(schema, (table = made as PlanTable));
+    UpstreamRecord.$defineGetters(Object.keys(schema.shape));
+    tables.set(schema, (table = { schema, hasId: 'id' in schema.shape, byKey: new Map() }));
   }
   return table;
 }

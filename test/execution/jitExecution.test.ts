@@ -47,6 +47,24 @@ describe('jitExecution', () => {
     for (const answer of answers) expect(answer).toEqual(answers[0]);
   });
 
+  it('reports a field the upstream got wrong at its path, the same on graphql-js and compiled', async () => {
+    const body = JSON.parse(JSON.stringify(createSampleState().tenants.laTerrazza.checks.get(SAMPLE.laTerrazza.openCheckId))) as Record<string, unknown>;
+    const bad = () => UpstreamRecord.of(Check, { ...body, alias: 7, business_date: '2026-02-30' }, { service: 'pos', route: '/checks/:id', status: 200, deviations: { report: () => undefined } });
+    const execution = jitExecution(schema, { minUses: 2 });
+    const execute = await executorOf(execution);
+    const request = requestFor(query, { id: SAMPLE.laTerrazza.openCheckId });
+    (request.context as { loaders: { checkById: { load: () => Promise<unknown> } } }).loaders.checkById.load = async () => bad();
+    const [interpreted, compiled] = [await execute(request), await execute(request)];
+    expect(execution.stats()).toMatchObject({ compiledRuns: 1, interpretedRuns: 1 });
+    for (const answer of [interpreted, compiled]) {
+      expect(answer.errors?.map((e) => [e.path, (e.originalError as { deviation?: unknown }).deviation])).toEqual([
+        [['check', 'alias'], { field: 'alias', received: 'number' }],
+        [['check', 'businessDate'], { field: 'business_date', received: 'invalid_date' }],
+      ]);
+      expect(answer.data).toMatchObject({ check: { id: SAMPLE.laTerrazza.openCheckId, alias: null, businessDate: null, summary: { totalAmount: expect.any(String) } } });
+    }
+  });
+
   it('compiles at most maxCompiledDocuments documents, however many are sent', async () => {
     const execution = jitExecution(schema, { minUses: 1, maxCompiledDocuments: 2 });
     const execute = await executorOf(execution);

@@ -32,7 +32,7 @@ export async function startDeviationRig(): Promise<DeviationRig> {
     if (route === undefined || !bodies.has(route)) return sendJson(res, 404, { errors: [{ message: 'Not found' }] });
     sendJson(res, 200, bodies.get(route));
   });
-  const stack = await startStack({ env: { POS_BASE_URL: upstream.url, RESERVATION_BASE_URL: upstream.url, LOG_LEVEL: 'warn' } });
+  const stack = await startStack({ env: { POS_BASE_URL: upstream.url, RESERVATION_BASE_URL: upstream.url, LOG_LEVEL: 'warn', JIT_MIN_USES: '2' } });
   return {
     stack,
     upstream,
@@ -101,8 +101,9 @@ export function changed(body: unknown, change: DeviationCase['change']): unknown
 }
 
 /**
- * Runs `query` twice against the rig and asserts what the issue asks of each deviation: the error's path, code and
- * upstream naming (never the value), the siblings' values, the metric counting both answers, one log line in all.
+ * Runs `query` twice against the rig (JIT_MIN_USES=2: the first run on graphql-js, the second compiled by graphql-jit)
+ * and asserts what the issue asks of each deviation: the error's path, code and upstream naming (never the value),
+ * the siblings' values, the metric counting both answers, one log line in all.
  */
 export async function expectDeviation(
   rig: DeviationRig,
