@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DECIMAL_PATTERN, isCalendarDate } from '../scalars';
-import { jsonType, withFastCheck, type RecordOf } from './record';
+import { jsonType, withFastCheck } from './fieldPlan';
+import type { RecordOf } from './record';
 
 /**
  * Zod primitives shared by both upstreams' DTOs.
@@ -35,7 +36,7 @@ export const int = withFastCheck(
     .min(-(2 ** 31), 'out_of_range')
     .max(2 ** 31 - 1, 'out_of_range')
     .describe('a 32-bit integer'),
-  (v) => (typeof v !== 'number' ? jsonType(v) : !Number.isInteger(v) ? 'not_integer' : v < -(2 ** 31) || v > 2 ** 31 - 1 ? 'out_of_range' : undefined),
+  (v) => (typeof v !== 'number' ? jsonType(v) : !Number.isSafeInteger(v) ? 'not_integer' : v < -(2 ** 31) || v > 2 ** 31 - 1 ? 'out_of_range' : undefined),
 );
 
 /** POS `*_at` timestamps: integers; their range depends on POS_TIMESTAMP_UNIT, so it is checked where they are converted. */
