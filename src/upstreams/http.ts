@@ -2,7 +2,7 @@ import { Pool } from 'undici';
 import type { ZodType } from 'zod';
 import { InputError, UpstreamError, safeUpstreamMessage, type ServiceName } from '../errors';
 import { UpstreamResilience, deadlineError, type ResilienceOptions } from './resilience';
-import type { DeviationSink } from './record';
+import { NOT_JSON, type DeviationSink } from './record';
 import { UUID_PATTERN, UpstreamErrorBody } from './schemas';
 import { CREDENTIAL_HEADERS } from '../credentials';
 import { injectTraceHeaders, traceUpstreamCall } from '../observability/tracing';
@@ -40,8 +40,9 @@ export interface UpstreamRequest<T> {
   headers: Record<string, string>;
   body?: unknown;
   /**
-   * What a non-empty 2xx JSON body becomes: a zod schema checked whole, a function that makes a record of it (it
-   * throws an UpstreamError when the body is unusable), or BODY_IGNORED when a 2xx body means nothing and is not read.
+   * What a non-empty 2xx JSON body becomes: a zod schema checked whole, a function that makes a record of it (given
+   * NOT_JSON for a body that is not JSON; it throws an UpstreamError when the body is unusable), or BODY_IGNORED when
+   * a 2xx body means nothing and is not read.
    */
   response: ZodType<T> | ((body: unknown, status: number) => T) | typeof BODY_IGNORED;
   /** Aborts the call when the GraphQL request's deadline passes. */
@@ -209,6 +210,8 @@ export class UpstreamHttp {
     try {
       json = JSON.parse(text);
     } catch {
+      // A record reader counts this deviation like any other (field `(body)`, received `not_json`).
+      if (typeof req.response === 'function') return req.response(NOT_JSON, status);
       throw new UpstreamError(this.service, 'bad_response', { status, detail: 'the body is not JSON' });
     }
     if (typeof req.response === 'function') return req.response(json, status);

@@ -30,6 +30,9 @@ export interface DeviationSink {
   report(deviation: Deviation): void;
 }
 
+/** What a record reader is given for a body that is not JSON at all (src/upstreams/http.ts). */
+export const NOT_JSON: unique symbol = Symbol('not JSON');
+
 /** The answer a record came in. */
 export interface RecordOrigin {
   service: ServiceName;
@@ -87,6 +90,7 @@ export class UpstreamRecord<S extends Shape> {
    * object or, for a schema with an `id`, has no usable one. Nothing else is checked here.
    */
   static of<S extends Shape>(schema: z.ZodObject<S, z.core.$ZodObjectConfig>, body: unknown, origin: RecordOrigin): UpstreamRecord<S> {
+    if (body === NOT_JSON) throw refusal(origin, '(body)', 'not_json', 'the body', 'JSON');
     if (!isPlainObject(body)) throw refusal(origin, '(body)', jsonType(body), 'the body', 'an object');
     const record = new UpstreamRecord<S>(tableFor(schema), body, origin, undefined, '');
     const id = record.$requireId();

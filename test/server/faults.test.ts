@@ -77,6 +77,9 @@ const FAULTS: FaultCase[] = [
 
 type Body = GraphQLResponse['body'];
 
+/** What `extensions.upstream` names besides service and status: the deviation of an answer read as a record. */
+const DEVIATION_OF: Partial<Record<FaultMode, { field: string; received: string }>> = { nonJson: { field: '(body)', received: 'not_json' } };
+
 /** What no client may ever read in an error: addresses, credentials, stack frames. */
 function expectNothingLeaked(body: Body): void {
   const text = JSON.stringify(body.errors ?? []);
@@ -100,6 +103,7 @@ async function healthz(stack: Stack): Promise<number> {
 }
 
 describe.each(SERVICES)('upstream faults of the $service service', ({ service, baseUrlSetting, root, query, path, wrongField, wrongPath, idField }) => {
+  DEVIATION_OF.unusable = { field: idField, received: 'missing' };
   let upstream: FaultyUpstream;
   let stack: Stack;
   const id = randomUUID();
@@ -132,7 +136,7 @@ describe.each(SERVICES)('upstream faults of the $service service', ({ service, b
     expect(error!.path).toEqual([root]);
     expect(error!.extensions?.code).toBe(code);
     if (status === undefined) expect(error!.extensions?.upstream).toBeUndefined();
-    else expect(error!.extensions?.upstream).toEqual(mode === 'unusable' ? { service, status, field: idField, received: 'missing' } : { service, status });
+    else expect(error!.extensions?.upstream).toEqual({ service, status, ...DEVIATION_OF[mode] });
     expect(elapsedMs).toBeLessThan(REQUEST_TIMEOUT_MS + 1000);
     expect(upstream.count('GET', path(id))).toBeGreaterThanOrEqual(1);
     expectNothingLeaked(res.body);

@@ -30,7 +30,10 @@ export async function startDeviationRig(): Promise<DeviationRig> {
     const path = (req.url ?? '/').split('?')[0]!;
     const route = ROUTES.find(([pattern]) => pattern.test(path))?.[1];
     if (route === undefined || !bodies.has(route)) return sendJson(res, 404, { errors: [{ message: 'Not found' }] });
-    sendJson(res, 200, bodies.get(route));
+    const body = bodies.get(route);
+    // A string is sent as it is, as a service in maintenance sends HTML.
+    if (typeof body === 'string') return void res.writeHead(200, { 'content-type': 'text/html' }).end(body);
+    sendJson(res, 200, body);
   });
   const stack = await startStack({ env: { POS_BASE_URL: upstream.url, RESERVATION_BASE_URL: upstream.url, LOG_LEVEL: 'warn', JIT_MIN_USES: '2' } });
   return {

@@ -72,6 +72,14 @@ describe('UpstreamRecord: the POS check', () => {
     expect(res.body).toEqual({ data: { check: { delivery: { paymentNames: ['Card'] } } } });
   });
 
+  it('refuses a body that is not JSON whole, counted as the body', async () => {
+    rig.bodies.set('/checks/:id', '<html><body>Maintenance</body></html>');
+    const res = await rig.stack.gql(query('id'), { id: base.id });
+    expect(res.body.data).toEqual({ check: null });
+    expect(res.body.errors?.[0]?.extensions).toEqual({ code: 'UPSTREAM_BAD_RESPONSE', upstream: { service: 'pos', status: 200, field: '(body)', received: 'not_json' } });
+    expect(await rig.deviations({ service: 'pos', route: '/checks/:id', field: '(body)', received: 'not_json' })).toBe(1);
+  });
+
   it('refuses a check without a usable id whole, with extensions.upstream, counted and logged', async () => {
     rig.bodies.set('/checks/:id', changed(base, [[['id'], null]]));
     const res = await rig.stack.gql(query('id alias'), { id: base.id });
