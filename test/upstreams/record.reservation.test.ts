@@ -22,6 +22,7 @@ const RESERVATION: DeviationCase[] = [
   { kind: 'a wrong type (customer)', change: [[['reservation', 'customer', 'is_anonym'], 'no']], select: 'customer { isAnonym firstName }', path: [...R, 'customer', 'isAnonym'], field: 'reservation.customer.is_anonym', received: 'string', siblings: [[[...R, 'customer', 'firstName'], base.customer!.first_name]] },
   { kind: 'a null where a value is documented (customer)', change: [[['reservation', 'customer', 'last_name'], null]], select: 'customer { lastName typeName }', path: [...R, 'customer', 'lastName'], field: 'reservation.customer.last_name', received: 'null', siblings: [[[...R, 'customer', 'typeName'], base.customer!.type_name]] },
   { kind: 'a customer without a usable id', change: [[['reservation', 'customer', 'id'], 'c-42']], select: 'customer { firstName } guestCount', path: [...R, 'customer'], field: 'reservation.customer.id', received: 'invalid_uuid', siblings: [[[...R, 'guestCount'], base.guest_count]] },
+  { kind: 'a list where a string is read (customer)', change: [[['reservation', 'customer', 'primary_phone_number'], ['+905559998877']]], select: 'customer { primaryPhoneNumber lastName }', path: [...R, 'customer', 'primaryPhoneNumber'], field: 'reservation.customer.primary_phone_number', received: 'array', siblings: [[[...R, 'customer', 'lastName'], base.customer!.last_name]] },
   { kind: 'a missing nested object (customer, read as no customer)', change: [[['reservation', 'customer'], DELETE]], select: 'customer { firstName } guestCount', path: null, field: 'reservation.customer', received: 'missing', siblings: [[[...R, 'customer'], null], [[...R, 'guestCount'], base.guest_count]] },
 ];
 
@@ -30,6 +31,9 @@ const page = { reservations: [base, second], meta: pageMeta({ total_count: 2 }) 
 const N = ['reservations', 'nodes'];
 const RESERVATION_PAGE: DeviationCase[] = [
   { kind: 'a null where a value is documented', change: [[['reservations', 1, 'guest_count'], null]], select: 'nodes { guestCount status } pageInfo { totalCount }', path: [...N, 1, 'guestCount'], field: 'reservations.guest_count', received: 'null', siblings: [[[...N, 0, 'guestCount'], base.guest_count], [[...N, 1, 'status'], second.status], [['reservations', 'pageInfo', 'totalCount'], 2]] },
+  { kind: 'a non-existent date', change: [[['reservations', 1, 'created_at'], '2026-02-29T10:00:00+03:00']], select: 'nodes { createdAt id }', path: [...N, 1, 'createdAt'], field: 'reservations.created_at', received: 'invalid_datetime', siblings: [[[...N, 0, 'createdAt'], base.created_at], [[...N, 1, 'id'], second.id]] },
+  { kind: 'a list where a string is read', change: [[['reservations', 0, 'hotel_room_number'], ['1204']]], select: 'nodes { hotelRoomNumber status }', path: [...N, 0, 'hotelRoomNumber'], field: 'reservations.hotel_room_number', received: 'array', siblings: [[[...N, 0, 'status'], base.status]] },
+  { kind: 'a string where a list is read', change: [[['reservations'], 'none']], select: 'nodes { id } pageInfo { totalCount }', path: N, field: 'reservations', received: 'string', siblings: [[['reservations', 'pageInfo', 'totalCount'], 2]] },
   { kind: 'an element that is no object', change: [[['reservations', 1], 'r-2']], select: 'nodes { id }', path: [...N, 1], field: 'reservations', received: 'string', siblings: [[[...N, 0, 'id'], base.id]] },
   { kind: 'a wrong type (meta)', change: [[['meta', 'has_next_page'], 'no']], select: 'pageInfo { hasNextPage totalPages }', path: ['reservations', 'pageInfo', 'hasNextPage'], field: 'meta.has_next_page', received: 'string', siblings: [[['reservations', 'pageInfo', 'totalPages'], 1]] },
   { kind: 'a missing nested object (meta)', change: [[['meta'], DELETE]], select: 'pageInfo { totalCount } nodes { id }', path: ['reservations', 'pageInfo'], field: 'meta', received: 'missing', siblings: [[[...N, 1, 'id'], second.id]] },
@@ -42,6 +46,9 @@ const EMPLOYEE_PAGE: DeviationCase[] = [
   { kind: 'an employee without an id', change: [[['employees', 0, 'id'], DELETE]], select: 'nodes { id firstName }', path: [...E, 0], field: 'employees.id', received: 'missing', siblings: [[[...E, 1, 'id'], employees.employees[1]!.id]] },
   { kind: 'a string where a list is read', change: [[['employees'], 'none']], select: 'nodes { id } pageInfo { totalCount }', path: E, field: 'employees', received: 'string', siblings: [[['employees', 'pageInfo', 'totalCount'], 2]] },
   { kind: 'a null where a list is documented (metafields)', change: [[['employees', 1, 'metafields'], null]], select: 'nodes { metafields { key } phoneNumber }', path: [...E, 1, 'metafields'], field: 'employees.metafields', received: 'null', siblings: [[[...E, 1, 'phoneNumber'], employees.employees[1]!.phone_number]] },
+  { kind: 'a list where a string is read', change: [[['employees', 1, 'registration_no'], ['EMP-0042']]], select: 'nodes { registrationNo firstName }', path: [...E, 1, 'registrationNo'], field: 'employees.registration_no', received: 'array', siblings: [[[...E, 1, 'firstName'], employees.employees[1]!.first_name]] },
+  { kind: 'a missing nested object (meta)', change: [[['meta'], DELETE]], select: 'pageInfo { totalPages } nodes { id }', path: ['employees', 'pageInfo'], field: 'meta', received: 'missing', siblings: [[[...E, 0, 'id'], employees.employees[0]!.id]] },
+  { kind: 'a timestamp out of range (metafield)', change: [[['employees', 0, 'metafields', 0, 'updated_at'], -1e14]], select: 'nodes { metafields { updatedAt key } }', path: [...E, 0, 'metafields', 0, 'updatedAt'], field: 'employees.metafields.updated_at', received: 'out_of_range', siblings: [[[...E, 0, 'metafields', 0, 'key'], 'badge']] },
   { kind: 'a number sent as a string (meta)', change: [[['meta', 'total_count'], '2']], select: 'pageInfo { totalCount currentPage }', path: ['employees', 'pageInfo', 'totalCount'], field: 'meta.total_count', received: 'string', siblings: [[['employees', 'pageInfo', 'currentPage'], 1]] },
 ];
 
@@ -67,6 +74,17 @@ describe('UpstreamRecord: reservations and employees', () => {
   it.each(EMPLOYEE_PAGE)('fails $kind of the employee page at its own field ($field)', async (c) => {
     rig.bodies.set('/employees', changed(employees, c.change));
     await expectDeviation(rig, c, () => rig.stack.gql(`{ employees { ${c.select} } }`), { service: 'pos', route: '/employees' });
+  });
+
+  it('ignores unknown fields of the pages and their records', async () => {
+    rig.bodies.set('/employees', changed(employees, [[['links'], {}], [['employees', 0, 'nickname'], 'A'], [['meta', 'cursor'], 'abc']]));
+    rig.bodies.set('/v1/reservations', changed(page, [[['reservations', 0, 'source'], 'web'], [['meta', 'cursor'], 'abc']]));
+    const res = await rig.stack.gql('{ employees { nodes { firstName } pageInfo { totalCount } } reservations(date: "2026-11-21") { nodes { status } pageInfo { totalCount } } }');
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data).toEqual({
+      employees: { nodes: employees.employees.map((e) => ({ firstName: e.first_name })), pageInfo: { totalCount: 2 } },
+      reservations: { nodes: [{ status: base.status }, { status: second.status }], pageInfo: { totalCount: 2 } },
+    });
   });
 
   it('ignores unknown fields of the reservation and its customer', async () => {
