@@ -13,7 +13,6 @@ export { jsonType, withFastCheck, type FastCheck } from './fieldPlan';
  * unusable: not an object, or without a usable `id` when its schema has one.
  */
 
-
 /** One way an upstream answer differs from the gateway's reading of the documents. */
 export interface Deviation {
   service: ServiceName;
