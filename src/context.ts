@@ -9,8 +9,9 @@ import type { Logger } from './logger';
 import type { GatewayMetrics } from './observability/metrics';
 import { requestTraceHeaders } from './observability/tracing';
 import type { CallScope, UpstreamCallRecord, UpstreamHttp } from './upstreams/http';
+import type { DeviationSink } from './upstreams/record';
 import { PosClient } from './upstreams/pos/PosClient';
-import type { CheckDto } from './upstreams/pos/dto';
+import type { CheckRecord } from './upstreams/pos/dto';
 import { ReservationClient } from './upstreams/reservation/ReservationClient';
 
 /** The long-lived upstream transports, one per service, shared by all requests. */
@@ -26,7 +27,7 @@ export interface GatewayContext {
   requestId: string;
   reservation: ReservationClient;
   pos: PosClient;
-  loaders: { checkById: DataLoader<string, CheckDto> };
+  loaders: { checkById: DataLoader<string, CheckRecord> };
   /** Every upstream call this request made, for its log line and tests. */
   upstreamCalls: UpstreamCallRecord[];
   /** What the HTTP-layer policies add to the request's log line (src/http/graphqlRoute.ts). */
@@ -48,6 +49,8 @@ export interface ContextDeps {
   upstreams: Upstreams;
   /** Where the loaders report their batch sizes; none in unit tests. */
   metrics?: GatewayMetrics;
+  /** Where upstream records report how they differ from the documents (one per gateway: it logs each kind once). */
+  deviations?: DeviationSink;
 }
 
 /**
@@ -82,6 +85,7 @@ export function createContext(deps: ContextDeps, request: ContextRequest): Gatew
     // One budget for the whole request, shared by every upstream call and retry it makes.
     deadline: Date.now() + deps.config.requestTimeoutMs,
     signal,
+    deviations: deps.deviations,
   };
   const reservation = new ReservationClient(deps.upstreams.reservation, ServiceCredentials.from('reservation', request.header), scope);
   const pos = new PosClient(deps.upstreams.pos, ServiceCredentials.from('pos', request.header), scope);

@@ -10,7 +10,7 @@ import { ScalarParseError } from './errors';
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const LOCAL_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})$/;
 const LOCAL_TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-]([01]\d|2[0-3]):?[0-5]\d)$/;
 
 /**
  * The wire form of a Decimal: at most 15 integer digits and 6 decimals. The one definition: the upstream schemas
@@ -25,6 +25,15 @@ export function isCalendarDate(text: string): boolean {
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
   // Arithmetic rather than a Date per value: every date of every answer passes here.
   return mo >= 1 && mo <= 12 && d >= 1 && d <= daysInMonth(y, mo);
+}
+
+/**
+ * True when `text` is the DateTime wire form naming an instant that exists: a real calendar day (V8's Date.parse
+ * takes 2026-02-30 for March 2nd), hours, minutes, seconds and offset in range.
+ */
+export function isDateTime(text: string): boolean {
+  const m = DATE_TIME.exec(text);
+  return m !== null && isCalendarDate(m[1]!);
 }
 
 function daysInMonth(year: number, month: number): number {
@@ -74,7 +83,7 @@ export const LocalDateTimeScalar = stringScalar(
 export const DateTimeScalar = stringScalar(
   'DateTime',
   'An instant: ISO 8601 with a UTC offset, e.g. `2026-11-21T19:30:00+03:00`.',
-  (t) => (DATE_TIME.test(t) && !Number.isNaN(Date.parse(t)) ? t : undefined),
+  (t) => (isDateTime(t) ? t : undefined),
   'an ISO 8601 date-time with an offset',
 );
 
@@ -124,10 +133,17 @@ export const JSONScalar = new GraphQLScalarType<Record<string, unknown>, Record<
   },
 });
 
-/** POS integer timestamps in the contract's DateTime form, UTC (`+00:00`). */
-export function posTimestampToDateTime(value: number | null, unit: 's' | 'ms'): string | null {
-  if (value === null) return null;
-  const iso = new Date(unit === 's' ? value * 1000 : value).toISOString();
+/** The instants a DateTime can show: years 0000 to 9999 (a wider year has no four-digit form). */
+const FIRST_INSTANT_MS = -62_167_219_200_000; // 0000-01-01T00:00:00Z
+const LAST_INSTANT_MS = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
+/**
+ * POS integer timestamps in the contract's DateTime form, UTC (`+00:00`); undefined when the instant is outside
+ * what a DateTime can show (years 0000 to 9999), so the caller reports it as a bad value of its field.
+ */
+export function posTimestampToDateTime(value: number, unit: 's' | 'ms'): string | undefined {
+  const ms = unit === 's' ? value * 1000 : value;
+  if (!(ms >= FIRST_INSTANT_MS && ms <= LAST_INSTANT_MS)) return undefined;
+  const iso = new Date(ms).toISOString();
   return `${iso.slice(0, 19)}+00:00`;
 }
 

@@ -13,6 +13,7 @@ import { opsRoutes } from './http/opsRoutes';
 import { errorBody, sendJson } from './http/send';
 import { idempotencyFromConfig } from './idempotency';
 import type { Logger } from './logger';
+import { UpstreamDeviations } from './observability/deviations';
 import { GatewayMetrics } from './observability/metrics';
 import { combineHooks, observabilityHooks } from './observability/upstreamHooks';
 import { openRedisConnection } from './redis/connection';
@@ -52,6 +53,8 @@ export interface Gateway {
 export function createGateway(deps: GatewayDeps): Gateway {
   const { config, logger } = deps;
   const metrics = deps.metrics ?? new GatewayMetrics();
+  // One per gateway: it logs each kind of upstream deviation once (src/observability/deviations.ts).
+  const deviations = new UpstreamDeviations({ logger, metrics });
   // Both listener sets hear every event: the circuit's log line and its gauge.
   const upstreams = deps.upstreams ?? createUpstreams(config, combineHooks(loggingHooks(logger), observabilityHooks(metrics, logger)));
   const { limits } = config;
@@ -70,7 +73,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     limits,
     logger,
     metrics,
-    context: (request) => Promise.resolve(createContext({ config, logger, upstreams, metrics }, clients ? { ...request, client: clients.stateOf(request) } : request)),
+    context: (request) => Promise.resolve(createContext({ config, logger, upstreams, metrics, deviations }, clients ? { ...request, client: clients.stateOf(request) } : request)),
     // Outermost first. The client step first: identity and budgets before any other work, on the body as the client
     // sent it. Then trusted documents, which turn ids into their text (servedByTrustedId tells which came by id). Then
     // idempotency, which so sees every mutation's text, however it was named.

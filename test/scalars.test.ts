@@ -1,4 +1,4 @@
-import { isCalendarDate } from '../src/scalars';
+import { DateTimeScalar, isCalendarDate, isDateTime, posTimestampToDateTime } from '../src/scalars';
 
 describe('isCalendarDate', () => {
   it.each([
@@ -15,5 +15,43 @@ describe('isCalendarDate', () => {
     ['2026-1-01', false],
   ])('says %s is a calendar day: %s', (text, expected) => {
     expect(isCalendarDate(text)).toBe(expected);
+  });
+});
+
+describe('isDateTime', () => {
+  it.each([
+    ['2026-11-21T19:30:00+03:00', true],
+    ['2026-11-21T19:30+03:00', true],
+    ['2026-11-21T19:30:00.123Z', true],
+    ['2026-11-21T19:30:00+0300', true],
+    ['2026-02-30T13:30:00+03:00', false],
+    ['2026-11-21T24:00:00+03:00', false],
+    ['2026-11-21T19:60:00+03:00', false],
+    ['2026-11-21T19:30:61Z', false],
+    ['2026-11-21T19:30:00+25:00', false],
+    ['2026-11-21 19:30:00+03:00', false],
+    ['2026-11-21T19:30:00', false],
+  ])('says %s is a DateTime: %s', (text, expected) => {
+    expect(isDateTime(text)).toBe(expected);
+  });
+
+  it('keeps the DateTime scalar from serialising a day that does not exist', () => {
+    expect(() => DateTimeScalar.serialize('2026-02-30T13:30:00+03:00')).toThrow(TypeError);
+    expect(DateTimeScalar.serialize('2026-02-28T13:30:00+03:00')).toBe('2026-02-28T13:30:00+03:00');
+  });
+});
+
+describe('posTimestampToDateTime', () => {
+  it.each<[number, 's' | 'ms', string | undefined]>([
+    [1_763_740_800, 's', '2025-11-21T16:00:00+00:00'],
+    [1_763_740_800_000, 'ms', '2025-11-21T16:00:00+00:00'],
+    [-62_167_219_200, 's', '0000-01-01T00:00:00+00:00'],
+    [253_402_300_799, 's', '9999-12-31T23:59:59+00:00'],
+    [253_402_300_800, 's', undefined],
+    [-62_167_219_201, 's', undefined],
+    [9e15, 's', undefined],
+    [1_763_740_800_000, 's', undefined],
+  ])('shows %d (%s) as %s', (value, unit, expected) => {
+    expect(posTimestampToDateTime(value, unit)).toBe(expected);
   });
 });

@@ -26,6 +26,8 @@ export interface UpstreamErrorDetails {
   deadlineExceeded?: boolean;
   /** No connection could be made or kept (refused, reset), as opposed to an open circuit or shed load. */
   connectionFailed?: boolean;
+  /** For a bad response: the upstream field that broke its reading and what came (a JSON type or a reason). */
+  deviation?: { field: string; received: string };
   cause?: unknown;
 }
 
@@ -39,6 +41,7 @@ export class UpstreamError extends Error {
   readonly retryAfterMs?: number;
   readonly deadlineExceeded: boolean;
   readonly connectionFailed: boolean;
+  readonly deviation?: { field: string; received: string };
 
   constructor(
     readonly service: ServiceName,
@@ -57,5 +60,6 @@ export class UpstreamError extends Error {
     this.retryAfterMs = details.retryAfterMs;
     this.deadlineExceeded = details.deadlineExceeded ?? false;
     this.connectionFailed = details.connectionFailed ?? false;
+    this.deviation = details.deviation;
   }
 }

@@ -7,6 +7,9 @@ export interface UpstreamExtension {
   status: number;
   code?: number;
   reason?: string;
+  /** A bad response's upstream field (`delivery.payment_names`) and what came there (`string`), never the value. */
+  field?: string;
+  received?: string;
 }
 
 const SERVICE_LABEL: Record<ServiceName, string> = { reservation: 'The reservation service', pos: 'The POS service' };
@@ -61,6 +64,7 @@ export function upstreamExtension(err: UpstreamError): UpstreamExtension | undef
     status: err.status,
     ...(err.upstreamCode !== undefined ? { code: err.upstreamCode } : {}),
     ...(reason && err.service === 'reservation' ? { reason } : {}),
+    ...(err.deviation ? { field: err.deviation.field, received: err.deviation.received } : {}),
   };
 }
 

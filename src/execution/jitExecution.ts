@@ -31,6 +31,9 @@ import { snakeCase } from '../resolvers/snakeCase';
 /**
  * The executable schema: the SDL, our resolvers, and a resolver on every field whose upstream key is its
  * snake_case name (graphql-jit reads a field without a resolver straight off its source object, by its own name).
+ * Upstream records (../upstreams/record.ts) answer each field by its GraphQL name through a getter that checks the
+ * value there and then, so a field read this way is checked only when selected, and with no resolver call at all
+ * when its name is its key.
  */
 export function buildExecutableSchema(typeDefs: string, resolvers: Resolvers): GraphQLSchema {
   // The generated Resolvers type is stricter than graphql-tools' IResolvers; it is the same object.
@@ -45,7 +48,7 @@ export function buildExecutableSchema(typeDefs: string, resolvers: Resolvers): G
   return schema;
 }
 
-/** The field's own key when the source has it (objects we built), else the upstream's snake_case key. */
+/** The field by its own name when the source has it (a record's getter, objects we built), else the snake_case key. */
 function snakeKeyResolver(name: string, key: string): GraphQLFieldResolver<Record<string, unknown>, unknown> {
   return (source) => {
     const own = source[name];

@@ -1,14 +1,14 @@
 import DataLoader from 'dataloader';
 import type { PosClient } from '../upstreams/pos/PosClient';
-import type { CheckDto } from '../upstreams/pos/dto';
+import type { CheckRecord } from '../upstreams/pos/dto';
 
 /**
  * Checks by id, for one request. POS has no batch endpoint, so a batch becomes concurrent single GETs, at most
  * `concurrency` at a time; DataLoader's cache makes each distinct id cost one call however often it is asked for.
  * `onBatch` is told the size of each batch (the batch-size metric).
  */
-export function checkById(pos: Pick<PosClient, 'getCheck'>, concurrency: number, onBatch?: (size: number) => void): DataLoader<string, CheckDto> {
-  return new DataLoader<string, CheckDto>((ids) => {
+export function checkById(pos: Pick<PosClient, 'getCheck'>, concurrency: number, onBatch?: (size: number) => void): DataLoader<string, CheckRecord> {
+  return new DataLoader<string, CheckRecord>((ids) => {
     onBatch?.(ids.length);
     return mapSettled(ids, concurrency, (id) => pos.getCheck(id));
   });

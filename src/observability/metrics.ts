@@ -38,6 +38,7 @@ export class GatewayMetrics {
   private readonly loaderBatches: Histogram<'loader'>;
   private readonly circuitState: Gauge<'service'>;
   private readonly idempotency: Counter<'outcome'>;
+  private readonly deviations: Counter<'service' | 'route' | 'field' | 'received'>;
   private readonly operationLabels = new Set<string>();
   private readonly maxOperationLabels: number;
 
@@ -89,6 +90,12 @@ export class GatewayMetrics {
       labelNames: ['outcome'],
       registers,
     });
+    this.deviations = new Counter({
+      name: 'tablegraph_upstream_deviations_total',
+      help: 'Upstream answers that differ from the documents, by service, route template, upstream field path (no list indexes) and what came (JSON type or reason)',
+      labelNames: ['service', 'route', 'field', 'received'],
+      registers,
+    });
     for (const service of ['reservation', 'pos'] as const) this.setCircuitState(service, 'closed');
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
   }
@@ -113,6 +120,11 @@ export class GatewayMetrics {
   /** One idempotency decision (src/idempotency/idempotencyStep.ts); keys never become labels. */
   observeIdempotency(outcome: IdempotencyOutcome): void {
     this.idempotency.inc({ outcome });
+  }
+
+  /** One upstream field that broke its reading (src/observability/deviations.ts). */
+  countDeviation(deviation: { service: ServiceName; route: string; field: string; received: string }): void {
+    this.deviations.inc({ service: deviation.service, route: deviation.route, field: deviation.field, received: deviation.received });
   }
 
   /** Called by the circuit breaker of each upstream on every state change. */

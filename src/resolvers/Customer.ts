@@ -1,7 +1,7 @@
 import type { CustomerResolvers } from '../generated/graphql';
-import { posTimestampToDateTime } from '../scalars';
+import { posDateTime } from './posTime';
 
 export const Customer: CustomerResolvers = {
-  createdAt: (c, _, ctx) => posTimestampToDateTime(c.created_at, ctx.config.posTimestampUnit),
-  updatedAt: (c, _, ctx) => posTimestampToDateTime(c.updated_at, ctx.config.posTimestampUnit),
+  createdAt: (c, _, ctx) => posDateTime(c, 'created_at', ctx),
+  updatedAt: (c, _, ctx) => posDateTime(c, 'updated_at', ctx),
 };

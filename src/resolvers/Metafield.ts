@@ -1,6 +1,6 @@
 import type { MetafieldResolvers } from '../generated/graphql';
-import { posTimestampToDateTime } from '../scalars';
+import { posDateTime } from './posTime';
 
 export const Metafield: MetafieldResolvers = {
-  updatedAt: (m, _, ctx) => posTimestampToDateTime(m.updated_at, ctx.config.posTimestampUnit),
+  updatedAt: (m, _, ctx) => posDateTime(m, 'updated_at', ctx),
 };

@@ -1,13 +1,10 @@
-import type { PageInfo } from '../generated/graphql';
-import type { PaginationMetaDto } from '../upstreams/schemas';
+import type { PageInfoResolvers } from '../generated/graphql';
 
-/** The upstream `meta` in the contract's PageInfo names. */
-export function pageInfoOf(meta: PaginationMetaDto): PageInfo {
-  return {
-    totalCount: meta.total_count,
-    currentPage: meta.current_page,
-    perPage: meta.per_page_count,
-    totalPages: meta.total_page,
-    hasNextPage: meta.has_next_page,
-  };
-}
+/** The upstream `meta` in the contract's PageInfo names, each field read (and checked) on its own. */
+export const PageInfo: PageInfoResolvers = {
+  totalCount: (m) => m.read('total_count'),
+  currentPage: (m) => m.read('current_page'),
+  perPage: (m) => m.read('per_page_count'),
+  totalPages: (m) => m.read('total_page'),
+  hasNextPage: (m) => m.read('has_next_page'),
+};

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { QueryResolvers } from '../generated/graphql';
 import { opt, pageArgs, parseArgs, uuidArg } from '../inputs/parse';
-import { pageInfoOf } from './PageInfo';
 
 const IdArgs = z.object({ id: uuidArg });
 const EmployeesArgs = z.object(pageArgs);
@@ -11,17 +10,15 @@ export const Query: QueryResolvers = {
   // Through the loader, so a check asked for here and through a reservation in one request costs one call.
   check: (_, args, ctx) => ctx.loaders.checkById.load(parseArgs(IdArgs, args).id),
 
-  employees: async (_, args, ctx) => {
+  employees: (_, args, ctx) => {
     const { page, perPage } = parseArgs(EmployeesArgs, args);
-    const res = await ctx.pos.listEmployees({ page, perPage });
-    return { nodes: res.employees, pageInfo: pageInfoOf(res.meta) };
+    return ctx.pos.listEmployees({ page, perPage });
   },
 
   reservation: (_, args, ctx) => ctx.reservation.getReservation(parseArgs(IdArgs, args).id),
 
-  reservations: async (_, args, ctx) => {
+  reservations: (_, args, ctx) => {
     const { date, revenueCenterId, page, perPage } = parseArgs(ReservationsArgs, args);
-    const res = await ctx.reservation.listReservations({ date, revenueCenterId, page, perPage });
-    return { nodes: res.reservations, pageInfo: pageInfoOf(res.meta) };
+    return ctx.reservation.listReservations({ date, revenueCenterId, page, perPage });
   },
 };

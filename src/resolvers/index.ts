@@ -2,12 +2,15 @@ import type { Resolvers } from '../generated/graphql';
 import { DateScalar, DateTimeScalar, DecimalScalar, JSONScalar, LocalDateTimeScalar, LocalTimeScalar } from '../scalars';
 import { Check } from './Check';
 import { Customer } from './Customer';
+import { EmployeePage } from './EmployeePage';
 import { Metafield } from './Metafield';
 import { Mutation } from './Mutation';
 import { OffDay } from './OffDay';
+import { PageInfo } from './PageInfo';
 import { PaymentRequest } from './PaymentRequest';
 import { Query } from './Query';
 import { Reservation } from './Reservation';
+import { ReservationPage } from './ReservationPage';
 
 export const resolvers: Resolvers = {
   DateTime: DateTimeScalar,
@@ -19,6 +22,9 @@ export const resolvers: Resolvers = {
   Query,
   Mutation,
   Reservation,
+  ReservationPage,
+  EmployeePage,
+  PageInfo,
   Check,
   Customer,
   Metafield,

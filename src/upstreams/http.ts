@@ -2,6 +2,7 @@ import { Pool, type Dispatcher } from 'undici';
 import type { ZodType } from 'zod';
 import { InputError, UpstreamError, safeUpstreamMessage, type ServiceName } from '../errors';
 import { UpstreamResilience, deadlineError, type ResilienceOptions } from './resilience';
+import { NOT_JSON, type DeviationSink } from './record';
 import { UUID_PATTERN, UpstreamErrorBody } from './schemas';
 import { CREDENTIAL_HEADERS } from '../credentials';
 import { injectTraceHeaders, traceUpstreamCall } from '../observability/tracing';
@@ -39,8 +40,12 @@ export interface UpstreamRequest<T> {
   /** Every header to send: this service's credentials and the gateway's own; nothing else is added. */
   headers: Record<string, string>;
   body?: unknown;
-  /** The schema of a non-empty 2xx body, or BODY_IGNORED when a 2xx body means nothing and is not read at all. */
-  response: ZodType<T> | typeof BODY_IGNORED;
+  /**
+   * What a non-empty 2xx JSON body becomes: a zod schema checked whole, a function that makes a record of it (given
+   * NOT_JSON for a body that is not JSON; it throws an UpstreamError when the body is unusable), or BODY_IGNORED when
+   * a 2xx body means nothing and is not read.
+   */
+  response: ZodType<T> | ((body: unknown, status: number) => T) | typeof BODY_IGNORED;
   /** Aborts the call when the GraphQL request's deadline passes. */
   signal?: AbortSignal;
   /** The GraphQL request's deadline (epoch ms): retries never wait past it. */
@@ -73,6 +78,8 @@ export interface CallScope {
   signal?: AbortSignal;
   /** The request's deadline, epoch ms. */
   deadline?: number;
+  /** Where the records of this request's answers report how they differ from the documents. */
+  deviations?: DeviationSink;
 }
 
 /**
@@ -214,8 +221,11 @@ export class UpstreamHttp {
     try {
       json = JSON.parse(text);
     } catch {
+      // A record reader counts this deviation like any other (field `(body)`, received `not_json`).
+      if (typeof req.response === 'function') return req.response(NOT_JSON, status);
       throw new UpstreamError(this.service, 'bad_response', { status, detail: 'the body is not JSON' });
     }
+    if (typeof req.response === 'function') return req.response(json, status);
     const parsed = req.response.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];

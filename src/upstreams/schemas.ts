@@ -1,44 +1,64 @@
 import { z } from 'zod';
-import { DECIMAL_PATTERN } from '../scalars';
+import { DECIMAL_PATTERN, isCalendarDate } from '../scalars';
+import { jsonType, withFastCheck } from './fieldPlan';
+import type { RecordOf } from './record';
 
 /**
  * Zod primitives shared by both upstreams' DTOs.
  *
- * Response policy (an assumption, kept here): every field the documents list must be present. A value may be
- * null unless it is the record's identity or a list, because services of this kind serialise blanks as null.
- * Unknown extra fields are dropped, so an upstream that adds fields does not break us.
+ * Response policy (an assumption, kept here): the schemas declare our reading of each documented field, and are
+ * applied one field at a time when a resolver reads it (./record.ts). A value that breaks its field's reading fails
+ * that field alone; a field the documents type as "X or null", or that an assumption reads as possibly blank, is
+ * `.nullable()`, and null anywhere else is a deviation. Unknown extra fields are ignored. A failed check names a
+ * reason (the zod message, e.g. `invalid_date`) or, failing one, the JSON type that came.
  */
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export const uuid = z.string().regex(UUID_PATTERN, 'must be a UUID');
+export const uuid = withFastCheck(z.string().regex(UUID_PATTERN, 'invalid_uuid').describe('a UUID'), (v) =>
+  typeof v !== 'string' ? jsonType(v) : UUID_PATTERN.test(v) ? undefined : 'invalid_uuid',
+);
 
 /**
  * Money as the upstreams send it: a decimal string such as "125.50", in the Decimal scalar's own bounds, so a value
- * the gateway cannot show is refused here as a bad response naming the field, not later as an internal error.
+ * the gateway cannot show fails its field as a bad response, not later as an internal error.
  */
-export const moneyString = z.string().regex(DECIMAL_PATTERN, 'must be a decimal string of at most 15 integer digits and 6 decimals');
+export const moneyString = withFastCheck(
+  z.string().regex(DECIMAL_PATTERN, 'invalid_decimal').describe('a decimal string of at most 15 integer digits and 6 decimals'),
+  (v) => (typeof v !== 'string' ? jsonType(v) : DECIMAL_PATTERN.test(v) ? undefined : 'invalid_decimal'),
+);
 
-/** ISO 8601 with a UTC offset, as the reservation service sends dates. */
-export const isoDateTime = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/, 'must be ISO 8601 with an offset');
+/** GraphQL's Int is 32 bits: a larger integer fails its field here rather than in graphql's serializer. */
+export const int = withFastCheck(
+  z
+    .number()
+    .int('not_integer')
+    .min(-(2 ** 31), 'out_of_range')
+    .max(2 ** 31 - 1, 'out_of_range')
+    .describe('a 32-bit integer'),
+  (v) => (typeof v !== 'number' ? jsonType(v) : !Number.isSafeInteger(v) ? 'not_integer' : v < -(2 ** 31) || v > 2 ** 31 - 1 ? 'out_of_range' : undefined),
+);
 
-/** POS `*_at` timestamps: integers (unit set by POS_TIMESTAMP_UNIT). */
-export const posTimestamp = z.number().int();
+/** POS `*_at` timestamps: integers; their range depends on POS_TIMESTAMP_UNIT, so it is checked where they are converted. */
+export const posTimestamp = withFastCheck(z.number().int('not_integer').describe('an integer timestamp'), (v) =>
+  typeof v !== 'number' ? jsonType(v) : Number.isSafeInteger(v) ? undefined : 'not_integer',
+);
 
-/** `YYYY-MM-DD`. */
-export const dateString = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD');
+/** `YYYY-MM-DD`, a day that exists (no 2026-02-30). */
+export const dateString = withFastCheck(z.string().refine(isCalendarDate, 'invalid_date').describe('a date YYYY-MM-DD'), (v) =>
+  typeof v !== 'string' ? jsonType(v) : isCalendarDate(v) ? undefined : 'invalid_date',
+);
 
 /** The pagination metadata of list responses (`meta`). */
 export const PaginationMeta = z.object({
-  total_count: z.number().int().nonnegative(),
-  current_page: z.number().int().positive(),
-  per_page_count: z.number().int().nonnegative(),
-  total_page: z.number().int().nonnegative(),
+  total_count: int.min(0, 'out_of_range'),
+  current_page: int.min(1, 'out_of_range'),
+  per_page_count: int.min(0, 'out_of_range'),
+  total_page: int.min(0, 'out_of_range'),
   has_next_page: z.boolean(),
 });
 export type PaginationMetaDto = z.infer<typeof PaginationMeta>;
+export type PaginationMetaRecord = RecordOf<typeof PaginationMeta>;
 
 /**
  * The documented error body: `{"errors":[{"message","code"}]}`. Parsed leniently: an error answer whose body is

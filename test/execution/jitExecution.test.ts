@@ -5,10 +5,16 @@ import { resolvers } from '../../src/resolvers';
 import { createSampleState, SAMPLE } from '../../src/sandbox';
 import { loadTypeDefs } from '../../src/schema';
 import { Check } from '../../src/upstreams/pos/dto';
+import { UpstreamRecord } from '../../src/upstreams/record';
 import { startStack, type Stack } from '../support/stack';
 
 const schema = buildExecutableSchema(loadTypeDefs(), resolvers);
-const check = Check.parse(JSON.parse(JSON.stringify(createSampleState().tenants.laTerrazza.checks.get(SAMPLE.laTerrazza.openCheckId))));
+const check = UpstreamRecord.of(Check, JSON.parse(JSON.stringify(createSampleState().tenants.laTerrazza.checks.get(SAMPLE.laTerrazza.openCheckId))), {
+  service: 'pos',
+  route: '/checks/:id',
+  status: 200,
+  deviations: { report: () => undefined },
+});
 
 /** What Apollo hands the executor, for one document: the parts our executor reads. */
 function requestFor(query: string, variables: Record<string, unknown> = {}): GatewayGraphQLRequestContext {
@@ -39,6 +45,24 @@ describe('jitExecution', () => {
     expect(execution.stats()).toEqual({ compiledDocuments: 1, compiledRuns: 2, interpretedRuns: 2 });
     expect(answers[0]!.errors).toBeUndefined();
     for (const answer of answers) expect(answer).toEqual(answers[0]);
+  });
+
+  it('reports a field the upstream got wrong at its path, the same on graphql-js and compiled', async () => {
+    const body = JSON.parse(JSON.stringify(createSampleState().tenants.laTerrazza.checks.get(SAMPLE.laTerrazza.openCheckId))) as Record<string, unknown>;
+    const bad = () => UpstreamRecord.of(Check, { ...body, alias: 7, business_date: '2026-02-30' }, { service: 'pos', route: '/checks/:id', status: 200, deviations: { report: () => undefined } });
+    const execution = jitExecution(schema, { minUses: 2 });
+    const execute = await executorOf(execution);
+    const request = requestFor(query, { id: SAMPLE.laTerrazza.openCheckId });
+    (request.context as { loaders: { checkById: { load: () => Promise<unknown> } } }).loaders.checkById.load = async () => bad();
+    const [interpreted, compiled] = [await execute(request), await execute(request)];
+    expect(execution.stats()).toMatchObject({ compiledRuns: 1, interpretedRuns: 1 });
+    for (const answer of [interpreted, compiled]) {
+      expect(answer.errors?.map((e) => [e.path, (e.originalError as { deviation?: unknown }).deviation])).toEqual([
+        [['check', 'alias'], { field: 'alias', received: 'number' }],
+        [['check', 'businessDate'], { field: 'business_date', received: 'invalid_date' }],
+      ]);
+      expect(answer.data).toMatchObject({ check: { id: SAMPLE.laTerrazza.openCheckId, alias: null, businessDate: null, summary: { totalAmount: expect.any(String) } } });
+    }
   });
 
   it('compiles at most maxCompiledDocuments documents, however many are sent', async () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { checkById, mapSettled } from '../../src/loaders/checkById';
-import type { CheckDto } from '../../src/upstreams/pos/dto';
+import { Check, type CheckRecord } from '../../src/upstreams/pos/dto';
+import { UpstreamRecord } from '../../src/upstreams/record';
 import { checkRecord } from '../support/fixtures';
 
 /** A fake POS that counts calls and in-flight calls, and answers each after a macrotask so calls can overlap. */
@@ -13,7 +14,7 @@ function countingPos(failing: ReadonlySet<string> = new Set()) {
     calls,
     events,
     maxInFlight: () => maxInFlight,
-    async getCheck(id: string): Promise<CheckDto> {
+    async getCheck(id: string): Promise<CheckRecord> {
       calls.push(id);
       events.push('start');
       inFlight += 1;
@@ -22,7 +23,7 @@ function countingPos(failing: ReadonlySet<string> = new Set()) {
       inFlight -= 1;
       events.push('finish');
       if (failing.has(id)) throw new Error(`check ${id} failed`);
-      return checkRecord({ id });
+      return UpstreamRecord.of(Check, checkRecord({ id }), { service: 'pos', route: '/checks/:id', status: 200, deviations: { report: () => undefined } });
     },
   };
 }
@@ -51,7 +52,7 @@ describe('checkById', () => {
     expect(new Set(pos.calls)).toEqual(new Set(ids));
     expect(pos.maxInFlight()).toBe(30);
     expect(pos.events.slice(0, 30).every((e) => e === 'start')).toBe(true);
-    expect(checks.map((c) => c.id)).toEqual(keys);
+    expect(checks.map((c) => c.read('id'))).toEqual(keys);
   });
 
   it('keeps at most `concurrency` calls in flight', async () => {
@@ -66,18 +67,18 @@ describe('checkById', () => {
     const ids = distinctIds(4);
     const pos = countingPos(new Set([ids[2]!]));
     const results = await checkById(pos, 32).loadMany(ids);
-    expect((results[0] as CheckDto).id).toBe(ids[0]);
-    expect((results[1] as CheckDto).id).toBe(ids[1]);
+    expect((results[0] as CheckRecord).read('id')).toBe(ids[0]);
+    expect((results[1] as CheckRecord).read('id')).toBe(ids[1]);
     expect(results[2]).toBeInstanceOf(Error);
     expect((results[2] as Error).message).toBe(`check ${ids[2]} failed`);
-    expect((results[3] as CheckDto).id).toBe(ids[3]);
+    expect((results[3] as CheckRecord).read('id')).toBe(ids[3]);
   });
 
   it('rejects load() of a failing id only', async () => {
     const [good, bad] = distinctIds(2);
     const loader = checkById(countingPos(new Set([bad!])), 32);
     const [ok, failed] = await Promise.allSettled([loader.load(good!), loader.load(bad!)]);
-    expect(ok).toMatchObject({ status: 'fulfilled', value: { id: good } });
+    expect(ok.status === 'fulfilled' && ok.value.read('id')).toBe(good);
     expect(failed).toMatchObject({ status: 'rejected', reason: expect.any(Error) });
   });
 

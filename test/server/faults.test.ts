@@ -29,6 +29,10 @@ interface ServiceCase {
   query: string;
   path: (id: string) => string;
   wrongField: string;
+  /** Where the field `wrongField` arrives in the answer to `query`. */
+  wrongPath: string[];
+  /** What `unusable` names: the field the record cannot go without. */
+  idField: string;
 }
 
 const SERVICES: ServiceCase[] = [
@@ -39,6 +43,8 @@ const SERVICES: ServiceCase[] = [
     query: 'query ($id: ID!) { check(id: $id) { id alias } }',
     path: (id) => `/checks/${id}`,
     wrongField: WRONG_SHAPE_FIELD.check,
+    wrongPath: ['check', 'alias'],
+    idField: 'id',
   },
   {
     service: 'reservation',
@@ -47,6 +53,8 @@ const SERVICES: ServiceCase[] = [
     query: 'query ($id: ID!) { reservation(id: $id) { id guestCount } }',
     path: (id) => `/v1/reservations/${id}`,
     wrongField: WRONG_SHAPE_FIELD.reservation,
+    wrongPath: ['reservation', 'guestCount'],
+    idField: 'reservation.id',
   },
 ];
 
@@ -63,11 +71,14 @@ const FAULTS: FaultCase[] = [
   { mode: 'status500', code: 'UPSTREAM_ERROR', status: 500 },
   { mode: 'reset', code: 'UPSTREAM_UNAVAILABLE' },
   { mode: 'nonJson', code: 'UPSTREAM_BAD_RESPONSE', status: 200 },
-  { mode: 'wrongShape', code: 'UPSTREAM_BAD_RESPONSE', status: 200 },
+  { mode: 'unusable', code: 'UPSTREAM_BAD_RESPONSE', status: 200 },
   { mode: 'redirect', code: 'UPSTREAM_BAD_RESPONSE', status: 302 },
 ];
 
 type Body = GraphQLResponse['body'];
+
+/** What `extensions.upstream` names besides service and status: the deviation of an answer read as a record. */
+const DEVIATION_OF: Partial<Record<FaultMode, { field: string; received: string }>> = { nonJson: { field: '(body)', received: 'not_json' } };
 
 /** What no client may ever read in an error: addresses, credentials, stack frames. */
 function expectNothingLeaked(body: Body): void {
@@ -91,7 +102,7 @@ async function healthz(stack: Stack): Promise<number> {
   return (await fetch(`${stack.url}/healthz`)).status;
 }
 
-describe.each(SERVICES)('upstream faults of the $service service', ({ service, baseUrlSetting, root, query, path, wrongField }) => {
+describe.each(SERVICES)('upstream faults of the $service service', ({ service, baseUrlSetting, root, query, path, wrongField, wrongPath, idField }) => {
   let upstream: FaultyUpstream;
   let stack: Stack;
   const id = randomUUID();
@@ -124,7 +135,7 @@ describe.each(SERVICES)('upstream faults of the $service service', ({ service, b
     expect(error!.path).toEqual([root]);
     expect(error!.extensions?.code).toBe(code);
     if (status === undefined) expect(error!.extensions?.upstream).toBeUndefined();
-    else expect(error!.extensions?.upstream).toEqual({ service, status });
+    else expect(error!.extensions?.upstream).toEqual({ service, status, ...(mode === 'unusable' ? { field: idField, received: 'missing' } : DEVIATION_OF[mode]) });
     expect(elapsedMs).toBeLessThan(REQUEST_TIMEOUT_MS + 1000);
     expect(upstream.count('GET', path(id))).toBeGreaterThanOrEqual(1);
     expectNothingLeaked(res.body);
@@ -151,12 +162,15 @@ describe.each(SERVICES)('upstream faults of the $service service', ({ service, b
     expect(upstream.count('GET', path(id))).toBe(3);
   });
 
-  it('calls an answer of the wrong shape a bad response that names the field', async () => {
+  it('fails a field of the wrong shape alone, as a bad response that names the upstream field', async () => {
     upstream.mode = 'wrongShape';
     const res = await stack.gql(query, { id });
+    expect(res.body.errors).toHaveLength(1);
     const [error] = res.body.errors!;
+    expect(error!.path).toEqual(wrongPath);
     expect(error!.extensions?.code).toBe('UPSTREAM_BAD_RESPONSE');
     expect(error!.message).toContain(`field ${wrongField}`);
+    expect(res.body.data?.[root]).toEqual({ id: expect.any(String), [wrongPath[1]!]: null });
   });
 
   it('never follows a redirect: its target is not hit', async () => {

@@ -9,7 +9,9 @@ import { closedPort, sendJson, startScriptedServer, type ScriptedServer } from '
  * - `hang`: never answers; `slowBody`: headers and half the body, then silence;
  * - `status500`, `status503` (no Retry-After), `status503RetryAfter` (`Retry-After: 1`), `status400`, `status404`;
  * - `reset`: destroys the socket; `nonJson`: 200 text/html; `wrongShape`: 200 JSON with one field missing or mistyped
- *   (see WRONG_SHAPE_FIELD); `redirect`: 302 to the redirect target, a second server that records any hit;
+ *   (see WRONG_SHAPE_FIELD), which fails that field alone; `unusable`: 200 JSON the gateway cannot use at all (a
+ *   record without its id, a list body that is an array); `redirect`: 302 to the redirect target, a second server
+ *   that records any hit;
  * - `hold`: waits until `release()`, then answers as `ok`.
  */
 export type FaultMode =
@@ -24,15 +26,16 @@ export type FaultMode =
   | 'reset'
   | 'nonJson'
   | 'wrongShape'
+  | 'unusable'
   | 'redirect'
   | 'hold';
 
-/** The field a `wrongShape` answer breaks, by route, as the gateway names it (`field <path>`). */
+/** The field a `wrongShape` answer breaks, by route, as the gateway names it (`field <path>`, no list indexes). */
 export const WRONG_SHAPE_FIELD = {
   check: 'alias',
-  employees: 'employees[0].first_name',
+  employees: 'employees.first_name',
   reservation: 'reservation.guest_count',
-  reservations: 'reservations[0].guest_count',
+  reservations: 'reservations.guest_count',
 } as const;
 
 export interface FaultyRequest {
@@ -117,6 +120,8 @@ export async function startFaultyUpstream(initial: FaultMode = 'ok'): Promise<Fa
         return;
       case 'wrongShape':
         return sendJson(res, 200, wrongShapeBody(req.method ?? 'GET', path));
+      case 'unusable':
+        return sendJson(res, 200, unusableBody(path));
       case 'redirect':
         res.writeHead(302, { location: `${redirectTarget.url}/stolen${req.url ?? '/'}` }).end();
         return;
@@ -200,4 +205,15 @@ function wrongShapeBody(method: string, path: string): unknown {
   if (path === '/employees') return { employees: [{ ...employeeRecord(), first_name: 7 }], meta: pageMeta() };
   if (path === '/v1/reservations' && method === 'GET') return { reservations: [{ ...reservationRecord(), guest_count: 'four' }], meta: pageMeta() };
   return { reservation: { ...reservationRecord(), guest_count: 'four' } };
+}
+
+/** A body the gateway cannot use at all: a record without its id, or a list answered as an array. */
+function unusableBody(path: string): unknown {
+  if (path === '/employees' || path === '/v1/reservations') return [];
+  if (CHECK_PATH.exec(path)) {
+    const { id: _id, ...withoutId } = checkRecord();
+    return withoutId;
+  }
+  const { id: _id, ...withoutId } = reservationRecord();
+  return { reservation: withoutId };
 }

@@ -34,7 +34,7 @@ describe('Apollo Client with a persisted query list', () => {
     const day = await apollo.query({ query: DayViewDocument, variables: { date: SAMPLE.laTerrazza.busyDate(stack.sandbox.state), perPage: 50 } });
     expect(day.error).toBeUndefined();
     expect(day.data?.reservations?.nodes).toHaveLength(50);
-    expect(day.data?.reservations?.nodes.some((r) => r.check?.summary?.totalAmount)).toBe(true);
+    expect(day.data?.reservations?.nodes?.some((r) => r?.check?.summary?.totalAmount)).toBe(true);
     const staff = await apollo.query({ query: StaffListDocument, variables: { perPage: 2 } });
     expect(staff.data?.employees?.nodes).toHaveLength(2);
     const booked = await apollo.mutate({

@@ -159,7 +159,7 @@ describe('UpstreamResilience', () => {
       expect(upstream.requests).toHaveLength(1);
     });
 
-    it.each<FaultMode>(['status500', 'nonJson', 'wrongShape', 'redirect'])('does not retry a GET answered with %s', async (mode) => {
+    it.each<FaultMode>(['status500', 'nonJson', 'wrongShape', 'unusable', 'redirect'])('does not retry a GET answered with %s', async (mode) => {
       const upstream = await faulty(mode);
       await failureOf(transport(upstream.url).call(getCheck()));
       expect(upstream.requests).toHaveLength(1);

@@ -1,7 +1,8 @@
 import type { ServiceCredentials } from '../../credentials';
 import { MissingCredentialError } from '../../errors';
 import { requireBody, uuidSegment, type CallScope, type UpstreamHttp, type UpstreamRequest } from '../http';
-import { Check, EmployeeList, type CheckDto, type EmployeeListDto } from './dto';
+import { recordReader } from '../recordReader';
+import { Check, EmployeeList, type CheckRecord, type EmployeeListRecord } from './dto';
 
 /** The POS service, for one client request: its credential only, a typed method per operation. */
 export class PosClient {
@@ -11,14 +12,17 @@ export class PosClient {
     private readonly scope: CallScope,
   ) {}
 
-  async getCheck(id: string): Promise<CheckDto> {
+  /** The check as a record, read field by field; refused whole only when the body is no object or has no usable id. */
+  async getCheck(id: string): Promise<CheckRecord> {
     const path = `/checks/${uuidSegment(id, 'id')}`;
-    return requireBody('pos', await this.call({ method: 'GET', route: '/checks/:id', path, response: Check }));
+    const route = '/checks/:id';
+    return requireBody('pos', await this.call({ method: 'GET', route, path, response: recordReader(Check, 'pos', route, this.scope) }));
   }
 
-  async listEmployees(args: { page: number; perPage: number }): Promise<EmployeeListDto> {
+  async listEmployees(args: { page: number; perPage: number }): Promise<EmployeeListRecord> {
     const query = { page: args.page, per_page: args.perPage };
-    return requireBody('pos', await this.call({ method: 'GET', route: '/employees', path: '/employees', query, response: EmployeeList }));
+    const route = '/employees';
+    return requireBody('pos', await this.call({ method: 'GET', route, path: route, query, response: recordReader(EmployeeList, 'pos', route, this.scope) }));
   }
 
   private call<T>(req: Omit<UpstreamRequest<T>, 'headers' | 'signal' | 'deadline'>): Promise<T | undefined> {

@@ -1,170 +1,177 @@
 import { z } from 'zod';
-import { PaginationMeta, dateString, moneyString, posTimestamp, uuid } from '../schemas';
+import type { RecordOf } from '../record';
+import { PaginationMeta, dateString, int, moneyString, posTimestamp, uuid } from '../schemas';
+import { blankWhenNotApplicable, paymentNames } from './assumptions';
 
-/** Zod schemas of POS response bodies (pos-service.md, "Resources and their fields"). See ../schemas.ts for the policy. */
+/**
+ * Zod schemas of POS response bodies (pos-service.md, "Resources and their fields"): the one declaration of each
+ * record, read field by field (../record.ts). See ../schemas.ts for the policy and ./assumptions.ts for the readings.
+ */
 
-const Named = z.object({ id: uuid, name: z.string().nullable() });
+export const Named = z.object({ id: uuid, name: z.string() });
 
 export const Metafield = z.object({
   id: uuid,
-  key: z.string().nullable(),
-  value: z.string().nullable(),
-  value_type: z.string().nullable(),
-  updated_at: posTimestamp.nullable(),
+  key: z.string(),
+  value: z.string(),
+  value_type: z.string(),
+  updated_at: posTimestamp,
 });
 export type MetafieldDto = z.infer<typeof Metafield>;
 
 export const Employee = z.object({
   id: uuid,
-  first_name: z.string().nullable(),
-  last_name: z.string().nullable(),
-  phone_number: z.string().nullable(),
-  registration_no: z.string().nullable(),
-  property_id: uuid.nullable(),
+  first_name: z.string(),
+  last_name: z.string(),
+  phone_number: z.string(),
+  registration_no: z.string(),
+  property_id: uuid,
   metafields: z.array(Metafield),
 });
 export type EmployeeDto = z.infer<typeof Employee>;
 
-export const Tax = z.object({ id: uuid, rate: z.number().int().nullable(), name: z.string().nullable() });
+export const Tax = z.object({ id: uuid, rate: int, name: z.string() });
 export type TaxDto = z.infer<typeof Tax>;
+
+export const CustomerAccountDetail = z.object({
+  checks_count: int,
+  checks_paid_amount: int,
+  total_current_account: int,
+  paid_current_account: int,
+  remaining_current_account: int,
+});
 
 export const Customer = z.object({
   id: uuid,
-  first_name: z.string().nullable(),
-  last_name: z.string().nullable(),
-  phone_number: z.string().nullable(),
-  email: z.string().nullable(),
-  gender: z.string().nullable(),
-  enterprise_id: uuid.nullable(),
-  customer_discount_id: uuid.nullable(),
-  created_at: posTimestamp.nullable(),
-  updated_at: posTimestamp.nullable(),
-  account_detail: z
-    .object({
-      checks_count: z.number().int().nullable(),
-      checks_paid_amount: z.number().int().nullable(),
-      total_current_account: z.number().int().nullable(),
-      paid_current_account: z.number().int().nullable(),
-      remaining_current_account: z.number().int().nullable(),
-    })
-    .nullable(),
+  first_name: z.string(),
+  last_name: z.string(),
+  phone_number: z.string(),
+  email: z.string(),
+  gender: z.string(),
+  enterprise_id: uuid,
+  customer_discount_id: uuid,
+  created_at: posTimestamp,
+  updated_at: posTimestamp,
+  account_detail: CustomerAccountDetail,
   tags: z.array(Named),
-  external_id: z.string().nullable(),
+  external_id: z.string(),
   metafields: z.array(Metafield),
 });
 export type CustomerDto = z.infer<typeof Customer>;
 
 export const Delivery = z.object({
-  address: z.string().nullable(),
-  address_id: uuid.nullable(),
-  recipient: z.string().nullable(),
-  payment_names: z.array(z.string()).nullable(),
+  address: z.string(),
+  address_id: uuid,
+  recipient: z.string(),
+  payment_names: paymentNames,
 });
 
 export const CheckServiceCharge = z.object({
   id: uuid,
-  service_charge_id: uuid.nullable(),
-  business_date: dateString.nullable(),
-  amount: moneyString.nullable(),
-  tax_amount: moneyString.nullable(),
-  net_amount: moneyString.nullable(),
-  tax: Tax.nullable(),
+  service_charge_id: uuid,
+  business_date: dateString,
+  amount: moneyString,
+  tax_amount: moneyString,
+  net_amount: moneyString,
+  tax: Tax,
 });
 
 export const CheckSummary = z.object({
-  original_items_amount: moneyString.nullable(),
-  original_taxes_amount: moneyString.nullable(),
-  complimentaries_amount: moneyString.nullable(),
-  discounts_amount: moneyString.nullable(),
-  taxes_amount: moneyString.nullable(),
-  service_charge_amount: moneyString.nullable(),
-  paid_amount: moneyString.nullable(),
-  unpaid_amount: moneyString.nullable(),
-  paid_service_charge_amount: moneyString.nullable(),
-  total_amount: moneyString.nullable(),
-  base_amount: moneyString.nullable(),
-  offer_amount: moneyString.nullable(),
+  original_items_amount: moneyString,
+  original_taxes_amount: moneyString,
+  complimentaries_amount: moneyString,
+  discounts_amount: moneyString,
+  taxes_amount: moneyString,
+  service_charge_amount: moneyString,
+  paid_amount: moneyString,
+  unpaid_amount: moneyString,
+  paid_service_charge_amount: moneyString,
+  total_amount: moneyString,
+  base_amount: moneyString,
+  offer_amount: moneyString,
 });
 
 export const CheckDiscount = z.object({
   id: uuid,
-  business_date: dateString.nullable(),
-  source: z.string().nullable(),
-  value: moneyString.nullable(),
-  discount_amount: moneyString.nullable(),
-  discount_id: uuid.nullable(),
-  name: z.string().nullable(),
-  type: z.string().nullable(),
-  annotation: z.string().nullable(),
+  business_date: dateString,
+  source: z.string(),
+  value: moneyString,
+  discount_amount: moneyString,
+  discount_id: uuid,
+  name: z.string(),
+  type: z.string(),
+  annotation: z.string(),
 });
 
 export const CheckPayment = z.object({
   id: uuid,
-  business_date: dateString.nullable(),
-  payment_type_id: uuid.nullable(),
-  paid_amount: moneyString.nullable(),
-  device: Named.nullable(),
-  extras: z.record(z.string(), z.unknown()).nullable(),
+  business_date: dateString,
+  payment_type_id: uuid,
+  paid_amount: moneyString,
+  device: Named,
+  extras: z.record(z.string(), z.unknown()),
 });
+
+export const CheckItemSummary = z.object({
+  discount_amount: moneyString,
+  tax_amount: moneyString,
+  total_amount: moneyString,
+  original_amount: moneyString,
+  original_tax_amount: moneyString,
+});
+
+export const Item = z.object({ id: uuid, name: z.string(), type: z.string(), source_id: z.string() });
 
 export const CheckItem = z.object({
   id: uuid,
-  parent_check_item_id: z.string().nullable(),
-  reason_id: z.string().nullable(),
-  business_date: dateString.nullable(),
-  status: z.string().nullable(),
-  payment_status: z.string().nullable(),
-  complimentary: z.boolean().nullable(),
-  unit_type: z.string().nullable(),
-  quantity: moneyString.nullable(),
-  notes: z.array(z.string()).nullable(),
-  is_combo: z.boolean().nullable(),
-  summary: z
-    .object({
-      discount_amount: moneyString.nullable(),
-      tax_amount: moneyString.nullable(),
-      total_amount: moneyString.nullable(),
-      original_amount: moneyString.nullable(),
-      original_tax_amount: moneyString.nullable(),
-    })
-    .nullable(),
-  tax: Tax.nullable(),
-  item: z.object({ id: uuid, name: z.string().nullable(), type: z.string().nullable(), source_id: z.string().nullable() }).nullable(),
+  parent_check_item_id: blankWhenNotApplicable(z.string()),
+  reason_id: blankWhenNotApplicable(z.string()),
+  business_date: dateString,
+  status: z.string(),
+  payment_status: z.string(),
+  complimentary: z.boolean(),
+  unit_type: z.string(),
+  quantity: moneyString,
+  notes: z.array(z.string()),
+  is_combo: z.boolean(),
+  summary: CheckItemSummary,
+  tax: Tax,
+  item: Item,
 });
 
 export const CheckOffer = z.object({
   id: uuid,
-  offer_id: uuid.nullable(),
-  name: z.string().nullable(),
-  value: z.string().nullable(),
+  offer_id: uuid,
+  name: z.string(),
+  value: z.string(),
 });
 
 export const Check = z.object({
   id: uuid,
-  alias: z.string().nullable(),
-  created_at: posTimestamp.nullable(),
-  updated_at: posTimestamp.nullable(),
-  closed_at: posTimestamp.nullable(),
-  business_date: dateString.nullable(),
-  female_cover: z.number().int().nullable(),
-  male_cover: z.number().int().nullable(),
-  child_cover: z.number().int().nullable(),
-  note: z.string().nullable(),
-  sequence: z.number().int().nullable(),
-  sequential_id: z.number().int().nullable(),
-  status: z.string().nullable(),
-  delivery_status: z.string().nullable(),
-  property_id: uuid.nullable(),
-  revenue_center: Named.nullable(),
-  shift_id: uuid.nullable(),
-  employee: Employee.nullable(),
-  table: Named.nullable(),
-  sales_channel: Named.nullable(),
-  customer: Customer.nullable(),
-  delivery: Delivery.nullable(),
-  extras: z.record(z.string(), z.unknown()).nullable(),
-  check_service_charge: CheckServiceCharge.nullable(),
-  summary: CheckSummary.nullable(),
+  alias: z.string(),
+  created_at: posTimestamp,
+  updated_at: posTimestamp,
+  closed_at: blankWhenNotApplicable(posTimestamp),
+  business_date: dateString,
+  female_cover: int,
+  male_cover: int,
+  child_cover: int,
+  note: z.string(),
+  sequence: int,
+  sequential_id: int,
+  status: z.string(),
+  delivery_status: z.string(),
+  property_id: uuid,
+  revenue_center: Named,
+  shift_id: uuid,
+  employee: Employee,
+  table: blankWhenNotApplicable(Named),
+  sales_channel: Named,
+  customer: blankWhenNotApplicable(Customer),
+  delivery: blankWhenNotApplicable(Delivery),
+  extras: z.record(z.string(), z.unknown()),
+  check_service_charge: blankWhenNotApplicable(CheckServiceCharge),
+  summary: CheckSummary,
   check_discounts: z.array(CheckDiscount),
   check_payments: z.array(CheckPayment),
   check_items: z.array(CheckItem),
@@ -182,3 +189,22 @@ export type CheckOfferDto = z.infer<typeof CheckOffer>;
 
 export const EmployeeList = z.object({ meta: PaginationMeta, employees: z.array(Employee) });
 export type EmployeeListDto = z.infer<typeof EmployeeList>;
+
+/** What resolvers receive (codegen mappers): the records, read field by field. */
+export type CheckRecord = RecordOf<typeof Check>;
+export type EmployeeRecord = RecordOf<typeof Employee>;
+export type EmployeeListRecord = RecordOf<typeof EmployeeList>;
+export type MetafieldRecord = RecordOf<typeof Metafield>;
+export type CustomerRecord = RecordOf<typeof Customer>;
+export type CustomerAccountDetailRecord = RecordOf<typeof CustomerAccountDetail>;
+export type NamedRecord = RecordOf<typeof Named>;
+export type TaxRecord = RecordOf<typeof Tax>;
+export type DeliveryRecord = RecordOf<typeof Delivery>;
+export type CheckServiceChargeRecord = RecordOf<typeof CheckServiceCharge>;
+export type CheckSummaryRecord = RecordOf<typeof CheckSummary>;
+export type CheckDiscountRecord = RecordOf<typeof CheckDiscount>;
+export type CheckPaymentRecord = RecordOf<typeof CheckPayment>;
+export type CheckItemRecord = RecordOf<typeof CheckItem>;
+export type CheckItemSummaryRecord = RecordOf<typeof CheckItemSummary>;
+export type ItemRecord = RecordOf<typeof Item>;
+export type CheckOfferRecord = RecordOf<typeof CheckOffer>;

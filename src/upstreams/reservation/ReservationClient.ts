@@ -2,22 +2,22 @@ import { MissingCredentialError } from '../../errors';
 import { BODY_IGNORED, requireBody, uuidSegment, type CallScope, type UpstreamHttp, type UpstreamRequest } from '../http';
 import { CALENDAR_RESPONSE_KEY, RESERVATION_READ, RESERVATION_REQUIRED_HEADERS } from './assumptions';
 import {
+  CalendarEnvelope,
   CalendarReservationBody,
   CreateReservationBody,
   OffDayBody,
   PaymentRequestBody,
-  Reservation,
   ReservationEnvelope,
   ReservationList,
   type CalendarReservationBodyDto,
   type CreateReservationBodyDto,
   type OffDayBodyDto,
   type PaymentRequestBodyDto,
-  type ReservationDto,
-  type ReservationListDto,
+  type ReservationListRecord,
+  type ReservationRecord,
 } from './dto';
-import { z } from 'zod';
 import type { ServiceCredentials } from '../../credentials';
+import { recordReader } from '../recordReader';
 
 type Operation = keyof typeof RESERVATION_REQUIRED_HEADERS;
 
@@ -29,21 +29,25 @@ export class ReservationClient {
     private readonly scope: CallScope,
   ) {}
 
-  async createReservation(body: CreateReservationBodyDto): Promise<ReservationDto> {
-    const res = await this.call('createReservation', { method: 'POST', route: '/v1/reservations', path: '/v1/reservations', body: CreateReservationBody.parse(body), response: ReservationEnvelope });
-    return requireBody('reservation', res).reservation;
+  // Answers are records read field by field; the envelope's reservation must be an object with a usable id, or the
+  // answer is refused whole (../record.ts).
+  async createReservation(body: CreateReservationBodyDto): Promise<ReservationRecord> {
+    const route = '/v1/reservations';
+    const res = await this.call('createReservation', { method: 'POST', route, path: route, body: CreateReservationBody.parse(body), response: recordReader(ReservationEnvelope, 'reservation', route, this.scope) });
+    return requireBody('reservation', res).read('reservation');
   }
 
   /** Resolves null when the service answers without a body (the document does not show this response). */
-  async createCalendarReservation(body: CalendarReservationBodyDto): Promise<ReservationDto | null> {
+  async createCalendarReservation(body: CalendarReservationBodyDto): Promise<ReservationRecord | null> {
+    const route = '/api/v1/calendars';
     const res = await this.call('createCalendarReservation', {
       method: 'POST',
-      route: '/api/v1/calendars',
-      path: '/api/v1/calendars',
+      route,
+      path: route,
       body: CalendarReservationBody.parse(body),
-      response: z.object({ [CALENDAR_RESPONSE_KEY]: Reservation }),
+      response: recordReader(CalendarEnvelope, 'reservation', route, this.scope),
     });
-    return res ? (res[CALENDAR_RESPONSE_KEY] as ReservationDto) : null;
+    return res ? res.read(CALENDAR_RESPONSE_KEY) : null;
   }
 
   async createOffDay(body: OffDayBodyDto): Promise<void> {
@@ -60,20 +64,21 @@ export class ReservationClient {
     });
   }
 
-  async getReservation(id: string): Promise<ReservationDto> {
+  async getReservation(id: string): Promise<ReservationRecord> {
     const path = RESERVATION_READ.showPath(uuidSegment(id, 'id'));
-    const res = await this.call('readReservations', { method: 'GET', route: '/v1/reservations/:id', path, response: ReservationEnvelope });
-    return requireBody('reservation', res).reservation;
+    const route = '/v1/reservations/:id';
+    const res = await this.call('readReservations', { method: 'GET', route, path, response: recordReader(ReservationEnvelope, 'reservation', route, this.scope) });
+    return requireBody('reservation', res).read('reservation');
   }
 
-  async listReservations(args: { date: string; revenueCenterId?: string; page: number; perPage: number }): Promise<ReservationListDto> {
+  async listReservations(args: { date: string; revenueCenterId?: string; page: number; perPage: number }): Promise<ReservationListRecord> {
     if (args.revenueCenterId !== undefined) uuidSegment(args.revenueCenterId, 'revenueCenterId');
     const res = await this.call('readReservations', {
       method: 'GET',
       route: RESERVATION_READ.indexPath,
       path: RESERVATION_READ.indexPath,
       query: { date: args.date, revenue_center_id: args.revenueCenterId, page: args.page, per_page: args.perPage },
-      response: ReservationList,
+      response: recordReader(ReservationList, 'reservation', RESERVATION_READ.indexPath, this.scope),
     });
     return requireBody('reservation', res);
   }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { PaginationMeta, isoDateTime, uuid } from '../schemas';
+import type { RecordOf } from '../record';
+import { PaginationMeta, int, uuid } from '../schemas';
+import { CALENDAR_RESPONSE_KEY, RESERVATION_READINGS, blankWhenUntied } from './assumptions';
 
 /**
  * Zod schemas of reservation-service bodies (reservation-service.md, "Resources and their fields").
@@ -13,52 +15,61 @@ const upstreamLocalTime = z.string().regex(/^\d{2}:\d{2}$/);
 
 export const ReservationCustomer = z.object({
   id: uuid,
-  first_name: z.string().nullable(),
-  last_name: z.string().nullable(),
+  first_name: z.string(),
+  last_name: z.string(),
   nickname: z.string().nullable(),
-  is_anonym: z.boolean().nullable(),
-  primary_phone_number: z.string().nullable(),
-  type_name: z.string().nullable(),
+  is_anonym: z.boolean(),
+  primary_phone_number: z.string(),
+  type_name: z.string(),
 });
 export type ReservationCustomerDto = z.infer<typeof ReservationCustomer>;
 
 /** The record's `check`: "object or null" in the document; only its `id` is relied on (it links to POS). */
-const ReservationCheckRef = z.looseObject({ id: uuid.nullish() });
+export const ReservationCheckRef = z.looseObject({ id: uuid });
+
+const { dateTime, tableNames } = RESERVATION_READINGS;
 
 export const Reservation = z.object({
   id: uuid,
-  type: z.string().nullable(),
-  status: z.string().nullable(),
-  date: isoDateTime.nullable(),
-  estimated_discharged_at: isoDateTime.nullable(),
-  discharged_at: isoDateTime.nullable(),
-  created_at: isoDateTime.nullable(),
-  created_by: z.string().nullable(),
-  assigned_at: isoDateTime.nullable(),
-  guest_count: z.number().int().nullable(),
-  occupied_seat_count: z.number().int().nullable(),
-  male_cover: z.number().int().nullable(),
-  female_cover: z.number().int().nullable(),
-  child_cover: z.number().int().nullable(),
-  note: z.string().nullable(),
-  hotel_room_number: z.string().nullable(),
-  revenue_center_id: uuid.nullable(),
+  type: z.string(),
+  status: z.string(),
+  date: dateTime,
+  estimated_discharged_at: dateTime,
+  discharged_at: dateTime.nullable(),
+  created_at: dateTime,
+  created_by: z.string(),
+  assigned_at: dateTime.nullable(),
+  guest_count: int,
+  occupied_seat_count: int,
+  male_cover: int,
+  female_cover: int,
+  child_cover: int,
+  note: z.string(),
+  hotel_room_number: z.string(),
+  revenue_center_id: uuid,
   child_revenue_center_id: uuid.nullable(),
-  store_id: uuid.nullable(),
-  table_id: uuid.nullable(),
-  table_ids: z.array(uuid),
-  table_names: z.string().nullable(),
-  customer: ReservationCustomer.nullable(),
+  store_id: uuid,
+  table_id: blankWhenUntied(uuid),
+  table_ids: z.array(uuid).describe('an array of UUIDs'),
+  table_names: blankWhenUntied(tableNames),
+  customer: blankWhenUntied(ReservationCustomer),
   check: ReservationCheckRef.nullable(),
   reservation_payment: z.record(z.string(), z.unknown()).nullable(),
-  public_url: z.string().nullable(),
-  is_draft: z.boolean().nullable(),
+  public_url: z.string(),
+  is_draft: z.boolean(),
 });
 export type ReservationDto = z.infer<typeof Reservation>;
 
 export const ReservationEnvelope = z.object({ reservation: Reservation });
+/** The calendar operation's answer, under the key assumed in ./assumptions.ts. */
+export const CalendarEnvelope = z.object({ [CALENDAR_RESPONSE_KEY]: Reservation });
 export const ReservationList = z.object({ reservations: z.array(Reservation), meta: PaginationMeta });
 export type ReservationListDto = z.infer<typeof ReservationList>;
+
+/** What resolvers receive (codegen mappers): the records, read field by field. */
+export type ReservationRecord = RecordOf<typeof Reservation>;
+export type ReservationCustomerRecord = RecordOf<typeof ReservationCustomer>;
+export type ReservationListRecord = RecordOf<typeof ReservationList>;
 
 export const CreateReservationBody = z.object({
   revenue_center_id: uuid,

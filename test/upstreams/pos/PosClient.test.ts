@@ -53,12 +53,22 @@ function onlyRequest() {
   return server.requests[0]!;
 }
 
+function catchError(run: () => unknown): UpstreamError {
+  try {
+    run();
+  } catch (err) {
+    return err as UpstreamError;
+  }
+  throw new Error('expected an error');
+}
+
 describe('PosClient', () => {
   describe('getCheck', () => {
     it('gets /checks/{id} and resolves the check', async () => {
       const check = checkRecord();
       reply = (_req, res) => sendJson(res, 200, check);
-      await expect(client().getCheck(check.id)).resolves.toEqual(check);
+      const read = await client().getCheck(check.id);
+      expect([read.read('id'), read.read('alias'), read.read('summary').read('total_amount')]).toEqual([check.id, check.alias, check.summary.total_amount]);
       const seen = onlyRequest();
       expect(seen.method).toBe('GET');
       expect(seen.url).toBe(`/checks/${check.id}`);
@@ -92,21 +102,33 @@ describe('PosClient', () => {
       expect(JSON.stringify({ ...err, message: err.message })).not.toContain(CLIENT_HEADERS['pos-access-token']);
     });
 
-    it.each(['0.1234567', '1234567890123456.00'])('refuses the money amount %s, which the Decimal scalar cannot show, naming the field', async (amount) => {
+    it.each(['0.1234567', '1234567890123456.00'])('fails the money amount %s, which the Decimal scalar cannot show, at its field alone', async (amount) => {
       const check = checkRecord();
-      reply = (_req, res) => sendJson(res, 200, { ...check, summary: { ...check.summary!, total_amount: amount } });
-      const err = (await client().getCheck(check.id).catch((e: unknown) => e)) as UpstreamError;
+      reply = (_req, res) => sendJson(res, 200, { ...check, summary: { ...check.summary, total_amount: amount } });
+      const summary = (await client().getCheck(check.id)).read('summary');
+      const err = catchError(() => summary.read('total_amount'));
       expect(err).toBeInstanceOf(UpstreamError);
-      expect(err.failure).toBe('bad_response');
+      expect(err).toMatchObject({ failure: 'bad_response', status: 200, deviation: { field: 'summary.total_amount', received: 'invalid_decimal' } });
       expect(err.detail).toMatch(/^field summary\.total_amount: /);
+      expect(summary.read('paid_amount')).toBe(check.summary.paid_amount);
     });
 
-    it('refuses a check whose item has a malformed id, naming the field', async () => {
+    it('fails an item with a malformed id in its slot of the list, naming the field', async () => {
       const check = checkRecord();
-      reply = (_req, res) => sendJson(res, 200, { ...check, check_items: [{ ...check.check_items[0]!, id: 42 }] });
-      const err = (await client().getCheck(check.id).catch((e: unknown) => e)) as UpstreamError;
-      expect(err.failure).toBe('bad_response');
-      expect(err.detail).toMatch(/^field check_items\[0\]\.id: /);
+      reply = (_req, res) => sendJson(res, 200, { ...check, check_items: [{ ...check.check_items[0]!, id: 42 }, check.check_items[0]] });
+      const [bad, good] = (await client().getCheck(check.id)).read('check_items');
+      expect(bad).toBeInstanceOf(UpstreamError);
+      expect((bad as UpstreamError).detail).toMatch(/^field check_items\.id: expected a UUID, received number$/);
+      expect(good).not.toBeInstanceOf(UpstreamError);
+    });
+
+    it.each([
+      ['an array', [], '(body)', 'array'],
+      ['an object without an id', { alias: 'T1' }, 'id', 'missing'],
+      ['an object with an id that is no UUID', { id: 'not-a-uuid' }, 'id', 'invalid_uuid'],
+    ])('refuses a body that is %s whole, as a bad response', async (_what, body, field, received) => {
+      reply = (_req, res) => sendJson(res, 200, body);
+      await expect(client().getCheck(randomUUID())).rejects.toMatchObject({ service: 'pos', failure: 'bad_response', status: 200, deviation: { field, received } });
     });
 
     it.each(INJECTIONS)('refuses the id %j with an InputError and sends nothing', async (id) => {
@@ -133,18 +155,20 @@ describe('PosClient', () => {
     it('gets /employees with page and per_page and resolves the page', async () => {
       const list = { meta: pageMeta({ current_page: 3, per_page_count: 2, total_count: 6, total_page: 3 }), employees: [employeeRecord(), employeeRecord()] };
       reply = (_req, res) => sendJson(res, 200, list);
-      await expect(client().listEmployees({ page: 3, perPage: 2 })).resolves.toEqual(list);
+      const page = await client().listEmployees({ page: 3, perPage: 2 });
+      expect(page.read('meta').read('current_page')).toBe(3);
+      expect(page.read('employees').map((e) => (e instanceof UpstreamError ? e : e.read('id')))).toEqual(list.employees.map((e) => e.id));
       const seen = onlyRequest();
       expect(seen.method).toBe('GET');
       expect(seen.url).toBe('/employees?page=3&per_page=2');
     });
 
-    it('refuses an employee without an id as a bad response', async () => {
+    it('refuses an employee without an id in its slot of the page, as a bad response', async () => {
       const { id: _id, ...noId } = employeeRecord();
       reply = (_req, res) => sendJson(res, 200, { meta: pageMeta(), employees: [noId] });
-      const err = (await client().listEmployees({ page: 1, perPage: 50 }).catch((e: unknown) => e)) as UpstreamError;
-      expect(err.failure).toBe('bad_response');
-      expect(err.detail).toMatch(/^field employees\[0\]\.id: /);
+      const [err] = (await client().listEmployees({ page: 1, perPage: 50 })).read('employees');
+      expect(err).toMatchObject({ failure: 'bad_response', deviation: { field: 'employees.id', received: 'missing' } });
+      expect((err as UpstreamError).detail).toMatch(/^field employees\.id: /);
     });
 
     it('refuses without the Pos-Access-Token and sends nothing', async () => {

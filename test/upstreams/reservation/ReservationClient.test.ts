@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { ServiceCredentials } from '../../../src/credentials';
 import { InputError, MissingCredentialError, UpstreamError } from '../../../src/errors';
 import { UpstreamHttp, type CallScope, type UpstreamCallRecord } from '../../../src/upstreams/http';
+import type { ReservationDto, ReservationRecord } from '../../../src/upstreams/reservation/dto';
+import { UpstreamRecord } from '../../../src/upstreams/record';
 import { ReservationClient } from '../../../src/upstreams/reservation/ReservationClient';
 import type { CreateReservationBodyDto } from '../../../src/upstreams/reservation/dto';
 import { CLIENT_HEADERS, TRANSPORT_HEADERS, headerLookup, pageMeta, reservationRecord } from '../../support/fixtures';
@@ -88,13 +90,19 @@ const offDayBody = () => ({
 });
 const paymentBody = () => ({ id: randomUUID(), amount: 125.5, currency: 'TRY', send_sms: true, expiration_time: 3600, language: 'en' });
 
+/** The fields a test compares: a record's read through the schema, a fixture's as they are. */
+function fieldsOf(r: ReservationRecord | ReservationDto) {
+  if (!(r instanceof UpstreamRecord)) return { id: r.id, date: r.date, guest_count: r.guest_count, table_names: r.table_names, check: r.check?.id ?? null };
+  return { id: r.read('id'), date: r.read('date'), guest_count: r.read('guest_count'), table_names: r.read('table_names'), check: r.read('check')?.read('id') ?? null };
+}
+
 describe('ReservationClient', () => {
   describe('createReservation', () => {
     it('posts the body to /v1/reservations and resolves the reservation', async () => {
       const reservation = reservationRecord();
       reply = (_req, res) => sendJson(res, 201, { reservation });
       const body = createBody();
-      await expect(client().createReservation(body)).resolves.toEqual(reservation);
+      expect(fieldsOf(await client().createReservation(body))).toEqual(fieldsOf(reservation));
       const seen = onlyRequest();
       expect(seen.method).toBe('POST');
       expect(seen.url).toBe('/v1/reservations');
@@ -142,7 +150,8 @@ describe('ReservationClient', () => {
     it('resolves the reservation when the answer carries one', async () => {
       const reservation = reservationRecord({ check: null });
       reply = (_req, res) => sendJson(res, 201, { reservation });
-      await expect(client().createCalendarReservation(calendarBody())).resolves.toEqual(reservation);
+      const read = await client().createCalendarReservation(calendarBody());
+      expect(read && fieldsOf(read)).toEqual(fieldsOf(reservation));
     });
 
     it('refuses without the four API-key headers and sends nothing', async () => {
@@ -244,7 +253,7 @@ describe('ReservationClient', () => {
     it('gets /v1/reservations/{id} and resolves the reservation', async () => {
       const reservation = reservationRecord();
       reply = (_req, res) => sendJson(res, 200, { reservation });
-      await expect(client().getReservation(reservation.id)).resolves.toEqual(reservation);
+      expect(fieldsOf(await client().getReservation(reservation.id))).toEqual(fieldsOf(reservation));
       const seen = onlyRequest();
       expect(seen.method).toBe('GET');
       expect(seen.url).toBe(`/v1/reservations/${reservation.id}`);
@@ -281,7 +290,9 @@ describe('ReservationClient', () => {
       const list = { reservations: [reservationRecord(), reservationRecord({ check: null })], meta: pageMeta({ total_count: 2, per_page_count: 10 }) };
       reply = (_req, res) => sendJson(res, 200, list);
       const revenueCenterId = randomUUID();
-      await expect(client().listReservations({ date: '2026-11-21', revenueCenterId, page: 2, perPage: 10 })).resolves.toEqual(list);
+      const page = await client().listReservations({ date: '2026-11-21', revenueCenterId, page: 2, perPage: 10 });
+      expect(page.read('reservations').map((r) => (r instanceof UpstreamError ? r : fieldsOf(r)))).toEqual(list.reservations.map(fieldsOf));
+      expect(page.read('meta').read('total_count')).toBe(2);
       const seen = onlyRequest();
       expect(seen.method).toBe('GET');
       expect(seen.url).toBe(`/v1/reservations?date=2026-11-21&revenue_center_id=${revenueCenterId}&page=2&per_page=10`);
@@ -293,9 +304,16 @@ describe('ReservationClient', () => {
       expect(onlyRequest().url).toBe('/v1/reservations?date=2026-11-21&page=1&per_page=50');
     });
 
-    it('refuses a list without meta as a bad response', async () => {
+    it('fails the meta of a list without one at that field alone, as a bad response', async () => {
       reply = (_req, res) => sendJson(res, 200, { reservations: [] });
-      await expect(client().listReservations({ date: '2026-11-21', page: 1, perPage: 50 })).rejects.toMatchObject({ failure: 'bad_response' });
+      const page = await client().listReservations({ date: '2026-11-21', page: 1, perPage: 50 });
+      expect(page.read('reservations')).toEqual([]);
+      expect(() => page.read('meta')).toThrow(expect.objectContaining({ failure: 'bad_response', deviation: { field: 'meta', received: 'missing' } }));
+    });
+
+    it('refuses a list body that is not an object whole, as a bad response', async () => {
+      reply = (_req, res) => sendJson(res, 200, [reservationRecord()]);
+      await expect(client().listReservations({ date: '2026-11-21', page: 1, perPage: 50 })).rejects.toMatchObject({ failure: 'bad_response', status: 200 });
     });
 
     it.each(INJECTIONS)('refuses the revenue center id %j with an InputError and sends nothing', async (revenueCenterId) => {

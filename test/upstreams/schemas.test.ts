@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { planOf, receivedOf, tableFor, type FieldPlan } from '../../src/upstreams/fieldPlan';
+import { dateString, int, moneyString, posTimestamp, uuid } from '../../src/upstreams/schemas';
+
+/** The fast check a primitive got (withFastCheck), found the way the record reader finds it. */
+function fastCheckOf(schema: z.ZodType): (value: unknown) => string | undefined {
+  const plan: FieldPlan = planOf(tableFor(z.object({ f: schema })), 'f');
+  if (plan.kind !== 'fast') throw new Error(`no fast check (${plan.kind})`);
+  return plan.check;
+}
+
+const VALUES: unknown[] = [
+  undefined, null, true, 0, 1, -1, 1.5, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), -(2 ** 31) - 1, 2 ** 53, 1e300, '', 'x', '1',
+  '12.50', '-0.5', '12,50', '1.1234567', '1234567890123456', '123456789012345.123456', '2026-02-28', '2026-02-30',
+  '2024-02-29', '2026-13-01', '2026-1-01', '0f8fad5b-d9cb-469f-a165-70867728950e', '0F8FAD5B-D9CB-469F-A165-70867728950E',
+  '0f8fad5b-d9cb-469f-a165-70867728950z', '0f8fad5bd9cb469fa16570867728950e', [], ['a'], {}, { id: 1 },
+];
+
+describe('the primitives of the upstream schemas', () => {
+  it.each([
+    ['uuid', uuid],
+    ['moneyString', moneyString],
+    ['int', int],
+    ['posTimestamp', posTimestamp],
+    ['dateString', dateString],
+  ] as const)('%s: the fast check gives the zod schema its verdict and reason on every value', (_name, schema) => {
+    const fast = fastCheckOf(schema);
+    for (const value of VALUES) {
+      if (value === undefined || value === null) continue; // the reader answers these before any check
+      const parsed = schema.safeParse(value);
+      const zodVerdict = parsed.success ? undefined : receivedOf(value, parsed.error.issues[0]);
+      expect({ value, verdict: fast(value) }).toEqual({ value, verdict: zodVerdict });
+    }
+  });
+});
