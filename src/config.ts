@@ -249,10 +249,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxHeaderBytes: e.SERVER_MAX_HEADER_BYTES,
       maxConnections: e.SERVER_MAX_CONNECTIONS,
     },
-    warnings:
-      e.BREAKER_WINDOW_SIZE === undefined
-        ? []
-        : ['BREAKER_WINDOW_SIZE has no effect any more: the failure ratio is measured over a time window, BREAKER_WINDOW_MS'],
+    warnings: [
+      ...(e.BREAKER_WINDOW_SIZE === undefined ? [] : ['BREAKER_WINDOW_SIZE has no effect any more: the failure ratio is measured over a time window, BREAKER_WINDOW_MS']),
+      // Workers share nothing but Redis: without it, a client's retry that lands on another worker meets none of
+      // the first attempt's idempotency record, and each worker keeps its own client budgets.
+      ...(e.WORKERS > 1 && e.REDIS_URL === undefined
+        ? ['WORKERS above 1 without REDIS_URL: each worker keeps its own idempotency records and client budgets, so a retried mutation may run twice; set REDIS_URL']
+        : []),
+    ],
     trustedDocuments: { mode: e.TRUSTED_DOCUMENTS_MODE, paths: manifestPaths(e.TRUSTED_DOCUMENTS) },
     idempotency: {
       ttlSeconds: e.IDEMPOTENCY_TTL_SECONDS,

@@ -75,9 +75,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
     metrics,
     context: (request) => Promise.resolve(createContext({ config, logger, upstreams, metrics, deviations }, clients ? { ...request, client: clients.stateOf(request) } : request)),
     // Outermost first. The client step first: identity and budgets before any other work, on the body as the client
-    // sent it. Then trusted documents, which turn ids into their text (servedByTrustedId tells which came by id). Then
-    // idempotency, which so sees every mutation's text, however it was named.
-    steps: [...(clients ? [clients.step] : []), ...(trusted ? [trusted.step] : []), idempotencyFromConfig({ config, logger, metrics, redis, persistedQueries })],
+    // sent it. Then trusted documents, which turn ids into their text; then, for clients bound to trusted documents,
+    // the check that every operation came by a manifest id (not an APQ hash). Then idempotency, which so sees every
+    // mutation's text, however it was named.
+    steps: [...(clients ? [clients.step] : []), ...(trusted ? [trusted.step] : []), ...(clients ? [clients.trustedOnlyStep] : []), idempotencyFromConfig({ config, logger, metrics, redis, persistedQueries })],
   });
   const explorer = explorerRoute({ ...deps.explorer, enabled: config.env !== 'production' });
   const server = createServer((req, res) => {

@@ -115,6 +115,12 @@ describe('config', () => {
     expect(loadConfig({ ...REQUIRED, BREAKER_WINDOW_SIZE: '20' }).warnings).toEqual([expect.stringMatching(/^BREAKER_WINDOW_SIZE has no effect.*BREAKER_WINDOW_MS$/)]);
   });
 
+  it('warns that workers without Redis keep their own idempotency records and budgets', () => {
+    expect(loadConfig({ ...REQUIRED, WORKERS: '2' }).warnings).toEqual([expect.stringMatching(/^WORKERS above 1 without REDIS_URL: .*set REDIS_URL$/)]);
+    expect(loadConfig({ ...REQUIRED, WORKERS: '2', REDIS_URL: 'redis://127.0.0.1:6379' }).warnings).toEqual([]);
+    expect(loadConfig({ ...REQUIRED, WORKERS: '1' }).warnings).toEqual([]);
+  });
+
   it('refuses a headers timeout longer than the request timeout', () => {
     expect(problemsOf({ ...REQUIRED, SERVER_HEADERS_TIMEOUT_MS: '40000' })).toEqual(['SERVER_HEADERS_TIMEOUT_MS: must not exceed SERVER_REQUEST_TIMEOUT_MS (30000)']);
   });

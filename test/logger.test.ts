@@ -20,9 +20,9 @@ describe('createLogger', () => {
     expect(lines).toEqual([expect.objectContaining({ level: 30, service: 'tablegraph', a: 1, msg: 'hello' })]);
   });
 
-  it('redacts every credential header and cookies, wherever headers are logged', () => {
+  it('redacts every credential header, partners\' API keys and cookies, wherever headers are logged', () => {
     const { lines, destination } = capture();
-    const headers = Object.fromEntries([...ALL_CREDENTIAL_HEADERS, 'cookie'].map((h) => [h, `secret-of-${h}`]));
+    const headers = Object.fromEntries([...ALL_CREDENTIAL_HEADERS, 'x-api-key', 'cookie'].map((h) => [h, `secret-of-${h}`]));
     const logger = createLogger({ level: 'info', destination });
     logger.info({ req: { headers } }, 'incoming');
     logger.info({ headers }, 'bare');
@@ -33,6 +33,7 @@ describe('createLogger', () => {
     expect(text).not.toContain('secret-of-');
     expect(lines[0]!.req.headers['pos-access-token']).toBe('[redacted]');
     expect(lines[2]!.upstream.headers.authorization).toBe('[redacted]');
+    expect(lines[1]!.headers['x-api-key']).toBe('[redacted]');
   });
 
   it('adds no trace fields outside a traced request', () => {

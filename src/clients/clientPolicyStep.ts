@@ -1,4 +1,5 @@
 import type { GraphqlRequest, GraphqlResponse, GraphqlStep } from '../http/graphqlRoute';
+import { servedByTrustedId } from '../trustedDocuments';
 import { errorBody } from '../http/send';
 import { ErrorCode } from '../errors/codes';
 import type { ClientBudgets } from './budgets';
@@ -66,6 +67,22 @@ export function clientPolicyStep(options: ClientPolicyStepOptions): GraphqlStep 
     metrics.decided(client.name, state.refusedBy ?? 'allowed');
     for (const [name, value] of Object.entries(rateLimitHeaders([taken.quotas[0]!, calls]))) response.headers.set(name, value);
     return response;
+  };
+}
+
+/**
+ * For clients bound to trusted documents, after the trusted-documents step: every operation must have come by the
+ * id of a manifest document. The outer step already refused document text; this also refuses a hash that only
+ * names an automatically persisted query (APQ), which is no trusted document.
+ */
+export function trustedDocumentsOnlyStep(options: Pick<ClientPolicyStepOptions, 'states'>): GraphqlStep {
+  return async (request, next) => {
+    const state = options.states.get(request);
+    if (!state?.client.policy.trustedDocumentsOnly || servedByTrustedId(request)) return next();
+    const { name } = state.client;
+    // Counted by the outer step, with the request's other decisions, when this answer passes back through it.
+    state.refusedBy = 'trusted_documents';
+    return refusal(400, `Client ${name} may only send trusted documents: this id names no operation of the trusted-document manifests`, ErrorCode.PERSISTED_QUERY_NOT_IN_LIST, {});
   };
 }
 

@@ -8,12 +8,15 @@ import type { RedisConnection } from '../redis/connection';
 import { ClientBudgets } from './budgets';
 import { ClientMetrics } from './clientMetrics';
 import { loadClientsFile } from './clientsFile';
-import { clientPolicyStep } from './clientPolicyStep';
+import { clientPolicyStep, trustedDocumentsOnlyStep } from './clientPolicyStep';
 import type { ClientRequestState } from './state';
 
 /** The client policies of one gateway: the /graphql step, the Apollo plugin, and the state they share per request. */
 export interface ClientPolicies {
+  /** Outermost: identity, budgets, no document text for clients bound to trusted documents. */
   step: GraphqlStep;
+  /** After the trusted-documents step: clients bound to trusted documents came by a manifest id, not an APQ hash. */
+  trustedOnlyStep: GraphqlStep;
   plugin: ApolloServerPlugin<GatewayContext>;
   /** The admitted request's client, for its context. */
   stateOf(request: GraphqlRequest): ClientRequestState | undefined;
@@ -23,11 +26,17 @@ export interface ClientPolicies {
 export function createClientPolicies(config: Config, deps: { metrics: GatewayMetrics; redis?: RedisConnection }): ClientPolicies | undefined {
   if (!config.clients.file) return undefined;
   const directory = loadClientsFile(config.clients.file);
+  const bound = directory.all.filter((c) => c.policy.trustedDocumentsOnly).map((c) => c.name);
+  if (bound.length > 0 && config.trustedDocuments.mode === 'off') {
+    // Every request of theirs would be refused: say so at start instead.
+    throw new Error(`CLIENTS_FILE: ${bound.join(', ')} may only send trusted documents, but TRUSTED_DOCUMENTS_MODE is off`);
+  }
   const metrics = new ClientMetrics(deps.metrics.registry);
-  const budgets = new ClientBudgets({ clients: directory.all, redis: deps.redis, localShareOf: config.clients.localShareOf });
+  const budgets = new ClientBudgets({ clients: directory.all, redis: deps.redis, localShareOf: config.clients.localShareOf * config.workers });
   const states = new WeakMap<GraphqlRequest, ClientRequestState>();
   return {
     step: clientPolicyStep({ directory, budgets, metrics, states }),
+    trustedOnlyStep: trustedDocumentsOnlyStep({ states }),
     plugin: clientCostLimitPlugin({ metrics }),
     stateOf: (request) => states.get(request),
   };

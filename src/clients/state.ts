@@ -16,5 +16,5 @@ export interface ClientRequestState {
   /** Upstream calls the request made, set after execution. */
   actualUpstreamCalls: number;
   /** A refusal decided inside Apollo, for the metrics. */
-  refusedBy?: Extract<ClientDecision, 'cost' | 'introspection'>;
+  refusedBy?: Extract<ClientDecision, 'cost' | 'introspection' | 'trusted_documents'>;
 }

@@ -7,6 +7,7 @@ import type { GatewayMetrics } from '../observability/metrics';
 import { withOperationSpan } from '../observability/tracing';
 import type { UpstreamCallRecord } from '../upstreams/http';
 import { BodyTooLargeError, readBody } from './body';
+import type { OperationOutcome } from './operationOutcome';
 import { logRequest } from './requestLogPlugin';
 import { errorBody } from './send';
 
@@ -69,16 +70,18 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
   /** A request answered before Apollo's plugins saw it still gets its log line and its count. */
   function logUnseen(request: Pick<GraphqlRequest, 'started' | 'requestId' | 'logFields'>, response: Pick<GraphqlResponse, 'status' | 'body'>): void {
     const seconds = (performance.now() - request.started) / 1000;
+    // A refusal is an error; a replayed response (idempotency) ended as its stored body says.
+    const { outcome, errorCodes } = outcomeOf(response.body);
     logRequest(logger.child({ requestId: request.requestId }), {
       operationName: null,
       durationMs: seconds * 1000,
-      outcome: 'error',
-      errorCodes: errorCodesOf(response.body),
+      outcome,
+      errorCodes,
       httpStatus: response.status,
       upstreamCalls: [],
       extra: request.logFields,
     });
-    metrics.observeOperation(null, 'error', seconds);
+    metrics.observeOperation(null, outcome, seconds);
   }
 
   async function execute(request: GraphqlRequest): Promise<GraphqlResponse> {
@@ -113,7 +116,7 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
     const logFields: Record<string, string> = {};
     res.setHeader('x-request-id', requestId);
     const refuse = (status: number, message: string, headers: Record<string, string> = {}) => {
-      const response = { status, headers: new Map(Object.entries(headers)), body: JSON.stringify(errorBody(message, 'BAD_REQUEST')), reachedPlugins: false };
+      const response = { status, headers: new Map(Object.entries({ 'content-type': 'application/json; charset=utf-8', ...headers })), body: JSON.stringify(errorBody(message, 'BAD_REQUEST')), reachedPlugins: false };
       write(res, response);
       logUnseen({ started, requestId, logFields }, response);
     };
@@ -161,12 +164,20 @@ async function parseBody(req: IncomingMessage, limit: number): Promise<unknown> 
   return text === '' ? undefined : (JSON.parse(text) as unknown);
 }
 
-/** The distinct `extensions.code`s of an error body written before execution (small: a refusal, not a result). */
-function errorCodesOf(text: string): string[] {
+/**
+ * How a response written without Apollo's plugins ended, read off its body as operationOutcome reads a result: no
+ * error; data with errors; or errors only. Such bodies are refusals (small) or stored responses replayed.
+ */
+function outcomeOf(text: string): { outcome: OperationOutcome; errorCodes: string[] } {
+  let body: { data?: unknown; errors?: Array<{ extensions?: { code?: unknown } }> };
   try {
-    const body = JSON.parse(text) as { errors?: Array<{ extensions?: { code?: unknown } }> };
-    return [...new Set((body.errors ?? []).map((e) => e.extensions?.code).filter((c): c is string => typeof c === 'string'))];
+    body = JSON.parse(text) as typeof body;
   } catch {
-    return [];
+    return { outcome: 'error', errorCodes: [] };
   }
+  const errors = Array.isArray(body.errors) ? body.errors : [];
+  const errorCodes = [...new Set(errors.map((e) => e.extensions?.code).filter((c): c is string => typeof c === 'string'))];
+  const data = body.data;
+  const hasData = typeof data === 'object' && data !== null && Object.values(data).some((value) => value !== null);
+  return { outcome: errors.length === 0 ? 'success' : hasData ? 'partial' : 'error', errorCodes };
 }

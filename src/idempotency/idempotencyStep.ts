@@ -156,8 +156,9 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
     if (!KEY_PATTERN.test(key)) {
       return refuse(request, 'invalid', refusal(400, ErrorCode.BAD_USER_INPUT, 'Idempotency-Key must be 1 to 255 characters of A-Z a-z 0-9 . _ : -'));
     }
-    // One venue's key never meets another's: the key is scoped by the caller's credentials, both only as a hash.
-    const scopedKey = sha256(`${callerHash(request.header)}\n${key}`);
+    // One venue's key never meets another's: the key is scoped by the caller's credentials, both only as a hash, and
+    // by the client the clients file named (two partners acting for one venue keep separate keys).
+    const scopedKey = sha256(`${callerHash(request.header)}\n${request.logFields.client ?? ''}\n${key}`);
     request.logFields.idempotencyKey = scopedKey.slice(0, 16);
     const fingerprint = requestFingerprint(mutation);
     let taken: TakeResult;

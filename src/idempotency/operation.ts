@@ -11,13 +11,18 @@ export interface SelectedMutation {
   rootFields: ReadonlySet<string>;
 }
 
-/** The parts of a GraphQL-over-HTTP POST body read here; anything else is Apollo's to refuse. */
+/**
+ * The parts of a GraphQL-over-HTTP POST body read here; anything else is Apollo's to refuse. Read as leniently as
+ * Apollo reads them: a body Apollo would run must never pass as "not a mutation" (e.g. `"persistedQuery": null`,
+ * which Apollo treats as absent), or a keyed mutation would run unguarded.
+ */
 const Body = z.object({
   query: z.string().optional(),
   operationName: z.string().nullish(),
   variables: z.record(z.string(), z.unknown()).nullish(),
-  extensions: z.object({ persistedQuery: z.object({ sha256Hash: z.string() }).optional() }).nullish(),
+  extensions: z.record(z.string(), z.unknown()).nullish(),
 });
+const PersistedQuery = z.object({ sha256Hash: z.string() });
 
 /** Apollo Server's key prefix in the persisted query cache (APQ_CACHE_PREFIX in its request pipeline). */
 const APQ_PREFIX = 'apq:';
@@ -38,7 +43,8 @@ export async function selectedMutation(body: unknown, options: SelectedMutationO
   const parsed = Body.safeParse(body);
   if (!parsed.success) return undefined;
   const { query, operationName, variables, extensions } = parsed.data;
-  const hash = extensions?.persistedQuery?.sha256Hash;
+  const persisted = PersistedQuery.safeParse(extensions?.persistedQuery);
+  const hash = persisted.success ? persisted.data.sha256Hash : undefined;
   const text = query ?? (hash && options.persistedQueries ? await options.persistedQueries.get(APQ_PREFIX + hash) : undefined);
   // A mutation document spells the keyword: most queries are told apart without being parsed.
   if (text === undefined || !text.includes('mutation')) return undefined;

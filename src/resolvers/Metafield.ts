@@ -2,5 +2,5 @@ import type { MetafieldResolvers } from '../generated/graphql';
 import { posDateTime } from './posTime';
 
 export const Metafield: MetafieldResolvers = {
-  updatedAt: (m, _, ctx) => posDateTime(m, 'updated_at', ctx),
+  updatedAt: (m, _, { config }) => posDateTime(m, 'updated_at', config.posTimestampUnit),
 };

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SAMPLE } from '../../src/sandbox';
 import { BISTRO_NORD, LA_TERRAZZA, startStack, type Stack } from '../support/stack';
+import { MANIFEST_PATH, operation } from '../trustedDocuments/support';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const KEYS = { acme: 'acme-secret-key-1', slow: 'slow-secret-key-2', frugal: 'frugal-secret-key-3', thrifty: 'thrifty-secret-key-4' };
@@ -31,7 +32,7 @@ clients:
     policy: { upstreamCallsPerMinute: 3 }
   - name: web
     audience: first-party
-    policy: { requestsPerSecond: 2, burst: 2 }
+    policy: { requestsPerSecond: 1, burst: 2 }   # a 2 s window: three requests in a row always meet the limit
 ${options.anonymous ? 'anonymous: { requestsPerSecond: 5, burst: 5 }\n' : ''}`;
 }
 
@@ -67,7 +68,7 @@ describe('clientPolicyStep', () => {
 
   describe('with a clients file', () => {
     let stack: Stack;
-    beforeAll(async () => (stack = await startStack({ env: { CLIENTS_FILE: writeClientsFile(clientsYaml()) } })));
+    beforeAll(async () => (stack = await startStack({ env: { CLIENTS_FILE: writeClientsFile(clientsYaml()), TRUSTED_DOCUMENTS: MANIFEST_PATH } })));
     afterAll(() => stack.close());
     beforeEach(() => stack.sandbox.resetRequests());
 
@@ -145,24 +146,44 @@ describe('clientPolicyStep', () => {
       expect(allowed.body).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });
     });
 
-    it('refuses document text from a first-party app bound to trusted documents, but passes a document id on', async () => {
+    it('refuses document text from a first-party app bound to trusted documents, and serves it a manifest id', async () => {
       const text = await stack.gql(CHECK_QUERY, undefined, { ...LA_TERRAZZA, 'apollographql-client-name': 'web' });
       expect(text.status).toBe(400);
       expect(text.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_IN_LIST');
       const byId = await fetch(`${stack.url}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...BISTRO_NORD, 'apollographql-client-name': 'web' },
+        body: JSON.stringify({ extensions: { persistedQuery: { version: 1, sha256Hash: operation('Staff').id } } }),
+      });
+      const body = (await byId.json()) as { data?: { employees?: unknown }; errors?: unknown };
+      expect({ status: byId.status, errors: body.errors }).toEqual({ status: 200, errors: undefined });
+      expect(body.data?.employees).toBeTruthy();
+      expect(byId.headers.get('ratelimit')).not.toBeNull();
+    });
+
+    it('refuses such an app a hash that names only an automatically persisted query, before any upstream call', async () => {
+      // A partner registers the document by APQ; the first-party app then sends its hash alone.
+      const registered = await fetch(`${stack.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...partner('acme') },
+        body: JSON.stringify({ query: CHECK_QUERY, extensions: { persistedQuery: { version: 1, sha256Hash: sha256(CHECK_QUERY) } } }),
+      });
+      expect(registered.status).toBe(200);
+      stack.sandbox.resetRequests();
+      const byHash = await fetch(`${stack.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...BISTRO_NORD, 'apollographql-client-name': 'web' },
         body: JSON.stringify({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256(CHECK_QUERY) } } }),
       });
-      const body = (await byId.json()) as { errors?: Array<{ extensions?: { code?: string } }> };
-      expect(body.errors?.[0]?.extensions?.code).not.toBe('PERSISTED_QUERY_NOT_IN_LIST');
-      expect(byId.headers.get('ratelimit')).not.toBeNull();
+      const body = (await byHash.json()) as { errors?: Array<{ extensions?: { code?: string } }> };
+      expect({ status: byHash.status, code: body.errors?.[0]?.extensions?.code }).toEqual({ status: 400, code: 'PERSISTED_QUERY_NOT_IN_LIST' });
+      expect(stack.sandbox.requests).toHaveLength(0);
     });
 
     it('keeps a first-party app\'s budget per venue, so one venue never spends another\'s', async () => {
       const web = (venue: Record<string, string>) =>
         fetch(`${stack.url}/graphql?query=${encodeURIComponent('{__typename}')}`, { headers: { ...venue, 'apollographql-client-name': 'web', 'apollo-require-preflight': 'true' } });
-      // "web" allows 2 requests per second; La Terrazza spends its own.
+      // "web" allows 2 requests per 2 s window; La Terrazza spends its own.
       const statuses = [];
       for (let i = 0; i < 3; i++) statuses.push((await web(LA_TERRAZZA)).status);
       expect(statuses.slice(-1)).toEqual([429]);

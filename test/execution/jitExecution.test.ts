@@ -91,9 +91,9 @@ describe('mutations through the gateway', () => {
   it('runs root mutation fields one after another and stops at the first that fails', async () => {
     const revenueCenterId = SAMPLE.laTerrazza.revenueCenterIds[0];
     const mutation = `mutation($rc: ID!, $unknown: ID!) {
-      a: createOffDay(input: { revenueCenterId: $rc, date: "2026-12-30T00:00" }) { offDay { date } }
+      a: createOffDay(input: { revenueCenterId: $rc, date: "2099-12-30T00:00" }) { offDay { date } }
       b: updatePaymentRequest(input: { id: $unknown, amount: 20 }) { paymentRequest { amount } }
-      c: createReservation(input: { revenueCenterId: $rc, date: "2026-12-24T19:30", customer: { firstName: "Ada" } }) { reservation { id } }
+      c: createReservation(input: { revenueCenterId: $rc, date: "2099-12-24T19:30", customer: { firstName: "Ada" } }) { reservation { id } }
     }`;
     for (let i = 0; i < 4; i++) {
       stack.sandbox.resetRequests();

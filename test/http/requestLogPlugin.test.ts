@@ -26,6 +26,7 @@ describe('the logs', () => {
         headers: { ...(init.headers as Record<string, string>), 'x-request-id': requestId },
       });
       expect(res.status).toBe(status);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       const lines = linesOf(stack, 'graphql request', requestId);
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatchObject({ operationName: null, outcome: 'error', httpStatus: status, errorCodes: ['BAD_REQUEST'], upstreamCalls: [] });

@@ -21,7 +21,7 @@ describe('idempotencyStep', () => {
 
   let keys = 0;
   const newKey = () => `step-test:${process.pid}:${++keys}`;
-  const input = (guestCount = 2) => ({ revenueCenterId: SAMPLE.laTerrazza.revenueCenterIds[0], date: '2026-12-24T19:30', guestCount, customer: { firstName: 'Ada' } });
+  const input = (guestCount = 2) => ({ revenueCenterId: SAMPLE.laTerrazza.revenueCenterIds[0], date: '2099-12-24T19:30', guestCount, customer: { firstName: 'Ada' } });
   const posts = () => stack.sandbox.requests.filter((r) => r.method === 'POST').length;
 
   async function send(body: unknown, key: string | undefined, headers: Record<string, string> = LA_TERRAZZA) {
@@ -45,6 +45,15 @@ describe('idempotencyStep', () => {
     expect(again.text).toBe(first.text);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.headers.get('content-type')).toBe(first.headers.get('content-type'));
+    expect(posts()).toBe(1);
+  });
+
+  it('guards a mutation whose body carries extensions Apollo ignores, such as "persistedQuery": null', async () => {
+    const key = newKey();
+    const body = { query: BOOK, variables: { input: input() }, extensions: { persistedQuery: null, other: 1 } };
+    const first = await send(body, key);
+    const again = await send(body, key);
+    expect([first.status, again.headers.get('idempotent-replayed'), again.text]).toEqual([200, 'true', first.text]);
     expect(posts()).toBe(1);
   });
 
@@ -119,7 +128,7 @@ describe('idempotencyStep', () => {
   });
 
   it('refuses an IDEMPOTENCY_REQUIRED mutation without a key, naming the header', async () => {
-    const offDay = `mutation { createOffDay(input: { revenueCenterId: "${SAMPLE.laTerrazza.revenueCenterIds[0]}", date: "2026-12-31T00:00", partial: false }) { offDay { date } } }`;
+    const offDay = `mutation { createOffDay(input: { revenueCenterId: "${SAMPLE.laTerrazza.revenueCenterIds[0]}", date: "2099-12-31T00:00", partial: false }) { offDay { date } } }`;
     const res = await send({ query: offDay }, undefined);
     expect([res.status, codeOf(res.text)]).toEqual([400, 'BAD_USER_INPUT']);
     expect(JSON.parse(res.text).errors[0].message).toContain('createOffDay requires an Idempotency-Key header');
@@ -146,8 +155,9 @@ describe('idempotencyStep', () => {
     await send({ query: BOOK, variables: { input: input() } }, key, { ...LA_TERRAZZA, 'x-request-id': 'idem-log-2' });
     await send({ query: BOOK, variables: { input: input(5) } }, key, { ...LA_TERRAZZA, 'x-request-id': 'idem-log-3' });
     expect(logLine('idem-log-1')).toMatchObject({ idempotency: 'stored', operationName: 'Book' });
-    expect(logLine('idem-log-2')).toMatchObject({ idempotency: 'replayed', httpStatus: 200 });
-    expect(logLine('idem-log-3')).toMatchObject({ idempotency: 'reused', httpStatus: 422 });
+    // A replayed success is a success, not an error, on the line and in the request metrics.
+    expect(logLine('idem-log-2')).toMatchObject({ idempotency: 'replayed', httpStatus: 200, outcome: 'success', errorCodes: [] });
+    expect(logLine('idem-log-3')).toMatchObject({ idempotency: 'reused', httpStatus: 422, outcome: 'error', errorCodes: ['IDEMPOTENCY_KEY_REUSED'] });
     const hash = logLine('idem-log-1')!.idempotencyKey;
     expect(hash).toMatch(/^[0-9a-f]{16}$/);
     expect(logLine('idem-log-2')!.idempotencyKey).toBe(hash);
@@ -171,7 +181,7 @@ describe('idempotencyStep with an unreachable upstream', () => {
     await gateway.start();
     await new Promise<void>((resolve) => gateway.server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(gateway.server.address() as AddressInfo).port}/graphql`;
-    const body = JSON.stringify({ query: BOOK, variables: { input: { revenueCenterId: SAMPLE.laTerrazza.revenueCenterIds[0], date: '2026-12-24T19:30' } } });
+    const body = JSON.stringify({ query: BOOK, variables: { input: { revenueCenterId: SAMPLE.laTerrazza.revenueCenterIds[0], date: '2099-12-24T19:30' } } });
     const send = () => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'Idempotency-Key': 'refused-1', ...LA_TERRAZZA }, body });
     try {
       for (let i = 0; i < 2; i += 1) {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Writable } from 'node:stream';
-import { RedisIdempotencyStore } from '../../src/idempotency/redisStore';
+import { REDIS_KEY_PREFIX, RedisIdempotencyStore } from '../../src/idempotency/redisStore';
 import { IdempotencyStoreUnavailableError, type StoredResponse } from '../../src/idempotency/store';
 import { createLogger } from '../../src/logger';
 import { openRedisConnection, type RedisConnection } from '../../src/redis/connection';
@@ -19,6 +19,11 @@ withRedis('RedisIdempotencyStore', () => {
   let store: RedisIdempotencyStore;
   let n = 0;
   const key = () => `store-test-${++n}`;
+  /** Lets Redis expire a record's lease now, as its PX would once the replica holding it stopped renewing. */
+  const expireLease = async (k: string) => {
+    expect(await connection.client.pexpire(REDIS_KEY_PREFIX + k, 1)).toBe(1);
+    expect(await eventually(async () => (await connection.client.exists(REDIS_KEY_PREFIX + k)) === 0)).toBe(true);
+  };
 
   beforeAll(async () => {
     redis = await startRedisServer();
@@ -50,9 +55,14 @@ withRedis('RedisIdempotencyStore', () => {
 
   it('frees a key when its lease runs out, as when a replica dies mid-request', async () => {
     const k = key();
-    expect((await store.take(k, 'fp', 150)).state).toBe('taken');
-    expect((await store.take(k, 'fp', 150)).state).toBe('running');
-    await sleep(200);
+    // A lease long enough for any stall of a loaded machine; then the replica "dies" and Redis lets it run out.
+    expect((await store.take(k, 'fp', 60_000)).state).toBe('taken');
+    expect((await store.take(k, 'fp', 60_000)).state).toBe('running');
+    // The store gave the lease its expiry in Redis: a replica that dies leaves nothing held for good.
+    const pttl = await connection.client.pttl(REDIS_KEY_PREFIX + k);
+    expect(pttl).toBeGreaterThan(0);
+    expect(pttl).toBeLessThanOrEqual(60_000);
+    await expireLease(k);
     expect((await store.take(k, 'fp', 5000)).state).toBe('taken');
   });
 

@@ -66,14 +66,14 @@ describe('input rules from the standards, through the gateway', () => {
 
   it('accepts any well-formed BCP 47 locale for an off day, sent in its canonical form', async () => {
     const translations = [{ locale: 'fr', text: 'Fermé' }, { locale: 'pt-br', text: 'Fechado' }, { locale: 'ja', text: '休業' }];
-    const res = await stack.gql(offDay, { input: { revenueCenterId: SAMPLE.laTerrazza.revenueCenterIds[0], date: '2026-12-31T00:00', translations } });
+    const res = await stack.gql(offDay, { input: { revenueCenterId: SAMPLE.laTerrazza.revenueCenterIds[0], date: '2099-12-31T00:00', translations } });
     expect(res.body.errors).toBeUndefined();
     expect(stack.sandbox.requests[0]!.body).toMatchObject({ translations: [translations[0], { locale: 'pt-BR', text: 'Fechado' }, translations[2]] });
   });
 
   it('refuses a locale that is no BCP 47 tag, naming it', async () => {
     const translations = [{ locale: 'en', text: 'Closed' }, { locale: 'en_US', text: 'Closed' }];
-    const res = await stack.gql(offDay, { input: { revenueCenterId: SAMPLE.laTerrazza.revenueCenterIds[0], date: '2026-12-31T00:00', translations } });
+    const res = await stack.gql(offDay, { input: { revenueCenterId: SAMPLE.laTerrazza.revenueCenterIds[0], date: '2099-12-31T00:00', translations } });
     expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'input.translations[1].locale' });
     expect(stack.sandbox.requests).toHaveLength(0);
   });

@@ -50,13 +50,13 @@ describe('mutations through the gateway', () => {
     });
 
     it.each([
-      [{ revenueCenterId: 'main-dining', date: '2026-12-24T19:30' }, 'input.revenueCenterId'],
-      [{ revenueCenterId: '$RC', date: '2026-12-24T25:30' }, 'input.date'],
-      [{ revenueCenterId: '$RC', date: '2026-12-24T19:30', guestCount: 0 }, 'input.guestCount'],
-      [{ revenueCenterId: '$RC', date: '2026-12-24T19:30', maleCover: -1 }, 'input.maleCover'],
-      [{ revenueCenterId: '$RC', date: '2026-12-24T19:30', estimatedDischargedAt: '2026-12-24T18:00' }, 'input.estimatedDischargedAt'],
-      [{ revenueCenterId: '$RC', date: '2026-12-24T19:30', tableIds: ['$RC', 'x'] }, 'input.tableIds[1]'],
-      [{ revenueCenterId: '$RC', date: '2026-12-24T19:30', customer: { firstName: 'A', email: 'not-an-email' } }, 'input.customer.email'],
+      [{ revenueCenterId: 'main-dining', date: '2099-12-24T19:30' }, 'input.revenueCenterId'],
+      [{ revenueCenterId: '$RC', date: '2099-12-24T25:30' }, 'input.date'],
+      [{ revenueCenterId: '$RC', date: '2099-12-24T19:30', guestCount: 0 }, 'input.guestCount'],
+      [{ revenueCenterId: '$RC', date: '2099-12-24T19:30', maleCover: -1 }, 'input.maleCover'],
+      [{ revenueCenterId: '$RC', date: '2099-12-24T19:30', estimatedDischargedAt: '2099-12-24T18:00' }, 'input.estimatedDischargedAt'],
+      [{ revenueCenterId: '$RC', date: '2099-12-24T19:30', tableIds: ['$RC', 'x'] }, 'input.tableIds[1]'],
+      [{ revenueCenterId: '$RC', date: '2099-12-24T19:30', customer: { firstName: 'A', email: 'not-an-email' } }, 'input.customer.email'],
     ])('refuses %j before any upstream call, naming %s', async (raw, field) => {
       const input = JSON.parse(JSON.stringify(raw).replaceAll('$RC', lt().revenueCenterIds[0]!));
       const res = await stack.gql(mutation, { input });
@@ -72,13 +72,13 @@ describe('mutations through the gateway', () => {
     });
 
     it('maps the upstream refusal of an unknown revenue center to BAD_USER_INPUT naming the input field', async () => {
-      const res = await stack.gql(mutation, { input: { revenueCenterId: SAMPLE.unknownId, date: '2026-12-24T19:30', guestCount: 2, customerId: lt().customerId } });
+      const res = await stack.gql(mutation, { input: { revenueCenterId: SAMPLE.unknownId, date: '2099-12-24T19:30', guestCount: 2, customerId: lt().customerId } });
       expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'input.revenueCenterId', upstream: { service: 'reservation', status: 422 } });
       expect(res.body.errors![0]!.message).toMatch(/: input\.revenueCenterId is not a revenue center of this store\.$/);
     });
 
     it('answers UNAUTHENTICATED with code 960 for a wrong token, and without a call for a missing one', async () => {
-      const input = { revenueCenterId: lt().revenueCenterIds[0], date: '2026-12-24T19:30', customerId: lt().customerId };
+      const input = { revenueCenterId: lt().revenueCenterIds[0], date: '2099-12-24T19:30', customerId: lt().customerId };
       const wrong = await stack.gql(mutation, { input }, { 'Reservation-Access-Token': 'nope' });
       expect(wrong.body.errors![0]!.extensions).toMatchObject({ code: 'UNAUTHENTICATED', upstream: { service: 'reservation', status: 401, code: 960, reason: 'invalid_token' } });
       stack.sandbox.resetRequests();
@@ -105,7 +105,7 @@ describe('mutations through the gateway', () => {
 
     it('refuses without a call when one of the four headers is missing', async () => {
       const { STORE_PIN_CODE: _pin, ...headers } = LA_TERRAZZA;
-      const input = { revenueCenterId: lt().revenueCenterIds[0], date: '2026-12-26 20:00' };
+      const input = { revenueCenterId: lt().revenueCenterIds[0], date: '2099-12-26 20:00' };
       const res = await stack.gql(mutation, { input }, headers);
       expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'UNAUTHENTICATED' });
       expect(res.body.errors![0]!.message).toContain('store_pin_code');
@@ -120,8 +120,8 @@ describe('mutations through the gateway', () => {
     it('creates a partial off day and echoes what the service accepted', async () => {
       const input = {
         revenueCenterId: lt().revenueCenterIds[1],
-        date: '2026-12-31T00:00',
-        endDate: '2026-12-31 23:59',
+        date: '2099-12-31T00:00',
+        endDate: '2099-12-31 23:59',
         partial: true,
         startTime: '18:00',
         endTime: '23:00',
@@ -131,17 +131,17 @@ describe('mutations through the gateway', () => {
       };
       const res = await stack.gql<{ createOffDay: { offDay: Record<string, unknown> } }>(mutation, { input });
       expect(res.body.errors).toBeUndefined();
-      expect(res.body.data!.createOffDay.offDay).toEqual({ ...input, date: '2026-12-31T00:00', endDate: '2026-12-31T23:59' });
-      expect(stack.sandbox.requests[0]!.body).toMatchObject({ revenue_center_id: lt().revenueCenterIds[1], date: '2026-12-31 00:00', end_date: '2026-12-31 23:59', start_time: '18:00', end_time: '23:00' });
+      expect(res.body.data!.createOffDay.offDay).toEqual({ ...input, date: '2099-12-31T00:00', endDate: '2099-12-31T23:59' });
+      expect(stack.sandbox.requests[0]!.body).toMatchObject({ revenue_center_id: lt().revenueCenterIds[1], date: '2099-12-31 00:00', end_date: '2099-12-31 23:59', start_time: '18:00', end_time: '23:00' });
     });
 
     it.each([
       [{ translations: [{ locale: 'en_US', text: 'Closed' }] }, 'input.translations[0].locale'],
       [{ partial: true, startTime: '18:00' }, 'input.endTime'],
       [{ startTime: '25:00', endTime: '26:00' }, 'input.startTime'],
-      [{ endDate: '2026-12-30T00:00' }, 'input.endDate'],
+      [{ endDate: '2099-12-30T00:00' }, 'input.endDate'],
     ])('refuses %j naming %s', async (extra, field) => {
-      const res = await stack.gql(mutation, { input: { revenueCenterId: lt().revenueCenterIds[0], date: '2026-12-31T00:00', ...extra } });
+      const res = await stack.gql(mutation, { input: { revenueCenterId: lt().revenueCenterIds[0], date: '2099-12-31T00:00', ...extra } });
       expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
       expect(stack.sandbox.requests).toHaveLength(0);
     });
