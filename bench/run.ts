@@ -314,21 +314,26 @@ function report(results: ScenarioResult[], ready: { gatewayMs: number; baselineM
   const s1base = results.find((r) => r.name === 'S1')?.baseline.rps;
   log(`\nS0 { __typename }: gateway ${fmt(floor.rps, 0)} req/s, p50 ${fmt(floor.p50, 1)} ms${s1base ? ` (${fmt(floor.rps / s1base, 2)}× the baseline's S1)` : ''}`);
   const s1text = results.find((r) => r.name === 'S1');
-  const s1id = results.find((r) => r.name === 'S1id');
-  if (s1text && s1id) {
-    log(`S1 by id vs as text (gateway): ${fmt(s1id.gateway.rps / s1text.gateway.rps, 2)}× req/s, p50 ${fmt(s1id.gateway.p50, 1)} vs ${fmt(s1text.gateway.p50, 1)} ms, unloaded ${fmt(s1id.gateway.unloadedMs, 2)} vs ${fmt(s1text.gateway.unloadedMs, 2)} ms`);
+  const s1byId = results.find((r) => r.name === 'S1id');
+  if (s1text && s1byId) {
+    log(`S1 by id vs as text (gateway): ${fmt(s1byId.gateway.rps / s1text.gateway.rps, 2)}× req/s, p50 ${fmt(s1byId.gateway.p50, 1)} vs ${fmt(s1text.gateway.p50, 1)} ms, unloaded ${fmt(s1byId.gateway.unloadedMs, 2)} vs ${fmt(s1text.gateway.unloadedMs, 2)} ms`);
   }
   if (results.length < SCENARIOS.length) return;
   const by = (name: ScenarioName) => results.find((r) => r.name === name)!;
   const s1 = by('S1');
+  const s1id = by('S1id');
   const s2 = by('S2');
   const rssRatios = results.map((r) => (r.gateway.peakRssMiB ?? NaN) / (r.baseline.peakRssMiB ?? NaN));
+  const s2unloadedGap = s2.gateway.unloadedMs - s2.baseline.unloadedMs;
+  // Issue 14's targets (docs/performance.md): throughput ratios, memory at npm start's defaults, latency, start.
   const targets: Array<[string, boolean, string]> = [
-    ['S1 throughput ≥ 0.6× baseline', s1.gateway.rps / s1.baseline.rps >= 0.6, `${fmt(s1.gateway.rps / s1.baseline.rps, 2)}×`],
+    ['S1 by id ≥ 0.5× baseline req/s', s1id.gateway.rps / s1id.baseline.rps >= 0.5, `${fmt(s1id.gateway.rps / s1id.baseline.rps, 2)}×`],
+    ['S1 as text ≥ 0.4× baseline req/s', s1.gateway.rps / s1.baseline.rps >= 0.4, `${fmt(s1.gateway.rps / s1.baseline.rps, 2)}×`],
+    ['S2 ≥ 0.75× baseline req/s', s2.gateway.rps / s2.baseline.rps >= 0.75, `${fmt(s2.gateway.rps / s2.baseline.rps, 2)}×`],
     ['S2 exactly 31 upstream calls per query', s2.gateway.callsPerQuery === 31, fmt(s2.gateway.callsPerQuery, 2)],
-    ['S2 unloaded latency ≤ 50 ms', s2.gateway.unloadedMs <= 50, `${fmt(s2.gateway.unloadedMs, 1)} ms`],
-    ['peak RSS ≤ 1.5× baseline (worst scenario)', Math.max(...rssRatios) <= 1.5, `${fmt(Math.max(...rssRatios), 2)}×`],
-    ['ready ≤ 1 s after start', ready.gatewayMs <= 1000, `${fmt(ready.gatewayMs, 0)} ms`],
+    ['S2 unloaded ≤ 50 ms, or within 3 ms of the baseline', s2.gateway.unloadedMs <= 50 || s2unloadedGap <= 3, `${fmt(s2.gateway.unloadedMs, 1)} ms (baseline ${fmt(s2.baseline.unloadedMs, 1)} ms)`],
+    ['peak RSS ≤ 1.5× baseline at npm start\'s defaults (worst scenario)', Math.max(...rssRatios) <= 1.5, `${fmt(Math.max(...rssRatios), 2)}×`],
+    ['ready ≤ 300 ms after start', ready.gatewayMs <= 300, `${fmt(ready.gatewayMs, 0)} ms`],
   ];
   log('\ntargets:');
   for (const [what, met, value] of targets) log(`  ${met ? 'met ' : 'MISS'}  ${what}: ${value}`);
