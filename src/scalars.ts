@@ -1,5 +1,5 @@
 import { GraphQLScalarType, Kind, type ValueNode } from 'graphql';
-import { ScalarParseError } from './errors';
+import { ScalarParseError } from './errors/InputError';
 
 /**
  * The custom scalars of the contract. Input parsing throws InputError, which formatError turns into
