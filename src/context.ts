@@ -78,6 +78,7 @@ export function createContext(deps: ContextDeps, request: ContextRequest): Gatew
   const gatewayHeaders = { 'x-request-id': request.requestId, ...requestTraceHeaders(request.header) };
   const scope: CallScope = {
     headers: () => gatewayHeaders,
+    requestId: request.requestId,
     record: (r) => {
       upstreamCalls.push(r);
       request.upstreamCalls?.push(r);

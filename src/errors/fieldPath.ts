@@ -66,6 +66,7 @@ function pathTo(value: ValueNode, path: Path, match: (value: ValueNode) => boole
   return undefined;
 }
 
-function formatPath(path: Path): string {
-  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
+/** A path as the messages write it: `input.items[2].amount`. */
+export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`)).join('');
 }
