@@ -1,8 +1,10 @@
 import { InputError } from '../errors/InputError';
 import type { UpstreamError } from '../errors/UpstreamError';
 import { BODY_IGNORED, checkStatus, readBody, type BodyReader } from './answer';
+import type { UpstreamCallRecord, UpstreamEvents } from './events';
 import type { DeviationSink } from './record';
-import { UpstreamResilience, deadlineError, type ResilienceOptions } from './resilience';
+import { deadlineError } from './deadlineError';
+import { UpstreamResilience, type ResilienceOptions } from './resilience';
 import { UUID_PATTERN } from './schemas';
 import type { ServiceName } from './serviceName';
 import { tracedSend } from './tracedSend';
@@ -11,11 +13,10 @@ import { WireMark } from './wireSignal';
 
 export { BODY_IGNORED, type BodyReader } from './answer';
 export type { HttpMethod } from './transport';
+export type { UpstreamCallRecord } from './events';
 
-export interface UpstreamHttpOptions extends TransportOptions {
+export interface UpstreamHttpOptions extends TransportOptions, Pick<UpstreamEvents, 'onCall'> {
   service: ServiceName;
-  /** Told of every call this transport makes, whichever request made it (metrics, failure logs). */
-  onCall?: (record: UpstreamCallRecord) => void;
   /** Retries, circuit breaker and bulkhead of this upstream; none when absent. */
   resilience?: Omit<ResilienceOptions, 'service'>;
 }
@@ -43,23 +44,6 @@ export interface UpstreamRequest<T> {
 
 /** A call whose 2xx body means nothing (BODY_IGNORED): it resolves once the answer says success. */
 export type IgnoredBodyRequest = Omit<UpstreamRequest<never>, 'response' | 'onEmpty'> & { response: typeof BODY_IGNORED };
-
-/** What one upstream call did, for the per-request log and metrics. */
-export interface UpstreamCallRecord {
-  service: ServiceName;
-  method: HttpMethod;
-  route: string;
-  status?: number;
-  durationMs: number;
-  error?: UpstreamError;
-  /** The GraphQL request that made the call (its `x-request-id`), for the failure log line. */
-  requestId?: string;
-  /**
-   * Whether the request was written to a connection, so that the service may have received it (src/upstreams/
-   * wireSignal.ts). False when it failed before: a refused connection, a connect timeout, a deadline already past.
-   */
-  sent?: boolean;
-}
 
 /** What a per-request client adds to every call: the gateway's own headers, the record sink, the deadline. */
 export interface CallScope {

@@ -1,7 +1,7 @@
 import { Pool, type Dispatcher } from 'undici';
 import { UpstreamError } from '../errors/UpstreamError';
 import type { ServiceName } from './serviceName';
-import { deadlineError } from './resilience';
+import { deadlineError } from './deadlineError';
 import { markWhenWritten, type WireMark } from './wireSignal';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
