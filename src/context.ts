@@ -89,7 +89,7 @@ export function createContext(deps: ContextDeps, request: ContextRequest): Gatew
     deviations: deps.deviations,
   };
   const reservation = new ReservationClient(deps.upstreams.reservation, ServiceCredentials.from('reservation', request.header), scope);
-  const pos = new PosClient(deps.upstreams.pos, ServiceCredentials.from('pos', request.header), scope);
+  const pos = new PosClient(deps.upstreams.pos, ServiceCredentials.from('pos', request.header), scope, deps.config.posTimestampUnit);
   return {
     config: deps.config,
     logger: deps.logger.child({ requestId: request.requestId }),

@@ -2,6 +2,7 @@ import type { ZodType } from 'zod';
 import { formatPath } from '../errors/fieldPath';
 import { UpstreamError } from '../errors/UpstreamError';
 import { safeUpstreamMessage } from '../errors/upstreamErrorCode';
+import { EMPTY_BODY_DETAIL, MIN_MASKED_SECRET_LENGTH, isSuccess } from './assumptions';
 import { NOT_JSON } from './record';
 import { UpstreamErrorBody } from './schemas';
 import type { ServiceName } from './serviceName';
@@ -31,14 +32,6 @@ export interface Reading<T> {
 }
 
 /**
- * Any 2xx is a success, whatever its exact status (an assumption: the documents show 200 and 201 only, and a
- * service that starts answering 202 or 204 has not failed).
- */
-export function isSuccess(status: number): boolean {
-  return status >= 200 && status < 300;
-}
-
-/**
  * Throws the UpstreamError of an answer that is no success. `secrets` are the credentials sent on the call: an
  * upstream message quoting one is dropped (the code is kept).
  */
@@ -55,7 +48,7 @@ export function readBody<T>(service: ServiceName, reading: Reading<T>, { status,
   const { response } = reading;
   if (text.trim() === '') {
     if (reading.onEmpty) return reading.onEmpty();
-    throw new UpstreamError(service, 'bad_response', { status, detail: 'the body is empty' });
+    throw new UpstreamError(service, 'bad_response', { status, detail: EMPTY_BODY_DETAIL });
   }
   let json: unknown;
   try {
@@ -94,12 +87,6 @@ function statusError(service: ServiceName, status: number, text: string, retryAf
 }
 
 /**
- * Credentials shorter than this are not looked for in upstream messages: any text would "contain" them. Four is the
- * length of a STORE_PIN_CODE, which is a credential all the same.
- */
-const MIN_SECRET_LENGTH = 4;
-
-/**
  * The credential values to look for, each also without an auth scheme (`Bearer abc` → `abc`), since a service that
  * echoes a token may quote only it.
  */
@@ -110,7 +97,7 @@ function maskable(secrets: readonly string[]): string[] {
     const withoutScheme = /^[A-Za-z][\w.+-]*\s+(\S.*)$/.exec(trimmed)?.[1];
     values.push(trimmed, ...(withoutScheme ? [withoutScheme] : []));
   }
-  return values.filter((v) => v.length >= MIN_SECRET_LENGTH);
+  return values.filter((v) => v.length >= MIN_MASKED_SECRET_LENGTH);
 }
 
 /** Case-insensitive, so a service that upper-cases what it quotes still gives nothing away. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { UpstreamError, type ServiceName } from '../errors';
+import { UpstreamError } from '../errors/UpstreamError';
+import type { ServiceName } from './serviceName';
 import { isPlainObject, jsonType, onNewTable, planOf, receivedOf, tableFor, type PlanTable, type Shape } from './fieldPlan';
 
 export type { Shape } from './fieldPlan';

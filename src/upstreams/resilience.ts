@@ -9,7 +9,8 @@ import {
   type IBackoffFactory,
   type IRetryBackoffContext,
 } from 'cockatiel';
-import { UpstreamError, type ServiceName } from '../errors';
+import { UpstreamError } from '../errors/UpstreamError';
+import type { ServiceName } from './serviceName';
 import { CircuitOpenError, SamplingCircuitBreaker, type BreakerOptions, type BreakerOutcome, type CircuitStateName } from './circuitBreaker';
 import { deadlineError } from './deadlineError';
 import type { UpstreamEvents } from './events';

@@ -1,6 +1,7 @@
 import { Pool, type Dispatcher } from 'undici';
 import { UpstreamError } from '../errors/UpstreamError';
 import type { ServiceName } from './serviceName';
+import { isSuccess } from './assumptions';
 import { deadlineError } from './deadlineError';
 import { markWhenWritten, type WireMark } from './wireSignal';
 
@@ -109,7 +110,7 @@ export class UpstreamTransport {
       body,
       signal: req.signal,
     });
-    if (req.ignoreSuccessBody && res.statusCode >= 200 && res.statusCode < 300) {
+    if (req.ignoreSuccessBody && isSuccess(res.statusCode)) {
       // Drained so the connection can be reused; past the size cap undici closes it instead of reading on.
       await res.body.dump({ limit: this.options.maxResponseBytes, ...(req.signal ? { signal: req.signal } : {}) });
       return { status: res.statusCode, headers: res.headers, text: '' };

@@ -1,4 +1,4 @@
-import { MissingCredentialError } from '../../errors';
+import { MissingCredentialError } from '../../errors/InputError';
 import { BODY_IGNORED, uuidSegment, type CallScope, type IgnoredBodyRequest, type UpstreamHttp, type UpstreamRequest } from '../http';
 import { ScopedCaller, type ClientRequest } from '../scopedCaller';
 import { CALENDAR_RESPONSE_KEY, RESERVATION_READ, RESERVATION_REQUIRED_HEADERS } from './assumptions';
