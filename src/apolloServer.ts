@@ -5,18 +5,18 @@ import type { DocumentNode } from 'graphql';
 import type { Config } from './config';
 import type { GatewayContext } from './context';
 import { createFormatError } from './errors/formatError';
-import { metricsPlugin } from './http/metricsPlugin';
+import { metricsPlugin } from './observability/plugins/metricsPlugin';
 import { refusalStatusPlugin } from './http/refusalStatusPlugin';
 import { requestLogPlugin } from './http/requestLogPlugin';
-import { tracingPlugin } from './http/tracingPlugin';
+import { tracingPlugin } from './observability/plugins/tracingPlugin';
 import { documentLimits } from './limits/documentLimits';
 import { introspectionOff } from './limits/introspection';
 import { upstreamCallLimitPlugin } from './limits/upstreamCallLimit';
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './observability/metrics';
-import { buildExecutableSchema, jitExecution } from './execution/jitExecution';
+import { jitExecution } from './execution/jitExecution';
 import { resolvers } from './resolvers';
-import { loadTypeDefs } from './schema';
+import { buildExecutableSchema, loadTypeDefs } from './schema';
 import { PinnedDocumentStore, type DocumentValidation } from './trustedDocuments';
 
 export interface ApolloServerOptions {

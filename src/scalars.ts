@@ -2,7 +2,7 @@ import { GraphQLScalarType, Kind, type ValueNode } from 'graphql';
 import { ScalarParseError } from './errors/InputError';
 
 /**
- * The custom scalars of the contract. Input parsing throws InputError, which formatError turns into
+ * The custom scalars of the contract. Input parsing throws ScalarParseError, which formatError turns into
  * BAD_USER_INPUT with the field's path; output serialisation refuses values that break the wire form, so a bad
  * value never leaves the gateway looking valid.
  */

@@ -82,5 +82,5 @@ function refusal(status: number, message: string, code: string, headers: Record<
 function sendsDocumentText(request: GraphqlRequest): boolean {
   if (request.method === 'GET') return (request.url.searchParams.get('query') ?? '') !== '';
   const operations: unknown[] = Array.isArray(request.body) ? request.body : [request.body];
-  return operations.some((op) => typeof op === 'object' && op !== null && typeof (op as { query?: unknown }).query === 'string' && (op as { query: string }).query !== '');
+  return operations.some((op) => typeof op === 'object' && op !== null && 'query' in op && typeof op.query === 'string' && op.query !== '');
 }

@@ -1,6 +1,7 @@
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import { callerHash } from '../credentials';
 import { ErrorCode } from '../errors/codes';
+import { messageOf } from '../errors/errorFields';
 import type { GraphqlRequest, GraphqlResponse, GraphqlStep } from '../http/graphqlRoute';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../observability/metrics';
@@ -116,12 +117,12 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
     } catch (err) {
       // Without the store the lease stays until it expires: repeats get 409 until then.
       note(request, response ? 'store_failed' : 'released');
-      logger.error({ err: { message: (err as Error).message }, requestId: request.requestId, idempotencyKey: request.logFields.idempotencyKey }, 'idempotency record could not be written');
+      logger.error({ err: { message: messageOf(err) }, requestId: request.requestId, idempotencyKey: request.logFields.idempotencyKey }, 'idempotency record could not be written');
     }
   }
 
   async function unavailable(request: GraphqlRequest, next: () => Promise<GraphqlResponse>, err: unknown): Promise<GraphqlResponse> {
-    const fields = { err: { message: (err as Error).message }, requestId: request.requestId, idempotencyKey: request.logFields.idempotencyKey };
+    const fields = { err: { message: messageOf(err) }, requestId: request.requestId, idempotencyKey: request.logFields.idempotencyKey };
     if (!options.failOpen) {
       logger.warn(fields, 'idempotency store unavailable: keyed mutation refused');
       return refuse(request, 'unavailable', refusal(503, ErrorCode.IDEMPOTENCY_UNAVAILABLE, 'Idempotency-Key cannot be honoured right now (its store is unavailable); retry later with the same key'));

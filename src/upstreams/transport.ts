@@ -1,4 +1,5 @@
 import { Pool, type Dispatcher } from 'undici';
+import { codeOf, nameOf } from '../errors/errorFields';
 import { UpstreamError } from '../errors/UpstreamError';
 import type { ServiceName } from './serviceName';
 import { isSuccess } from './assumptions';
@@ -130,7 +131,7 @@ export function transportError(service: ServiceName, err: unknown, signal: Abort
   if (err instanceof UpstreamError) return err;
   if (signal?.aborted) return deadlineError(service);
   const code = errorCode(err);
-  if ((err instanceof Error && err.name === 'AbortError') || (code !== undefined && TIMEOUT_CODES.has(code))) {
+  if (nameOf(err) === 'AbortError' || (code !== undefined && TIMEOUT_CODES.has(code))) {
     return new UpstreamError(service, 'timeout', { cause: err });
   }
   if (code !== undefined && UNAVAILABLE_CODES.has(code)) {
@@ -142,11 +143,11 @@ export function transportError(service: ServiceName, err: unknown, signal: Abort
   return new UpstreamError(service, 'unavailable', { detail: 'the call failed', connectionFailed: true, cause: err });
 }
 
+/** The code of the error or of the nearest cause that has one. */
 function errorCode(err: unknown): string | undefined {
   if (typeof err !== 'object' || err === null) return undefined;
-  if ('code' in err && typeof err.code === 'string') return err.code;
   const cause = 'cause' in err ? err.cause : undefined;
-  return cause !== err ? errorCode(cause) : undefined;
+  return codeOf(err) ?? (cause !== err ? errorCode(cause) : undefined);
 }
 
 function queryString(query: TransportRequest['query']): string {

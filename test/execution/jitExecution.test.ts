@@ -1,9 +1,9 @@
 import type { GatewayExecutor, GatewayGraphQLRequestContext } from '@apollo/server-gateway-interface';
 import { getOperationAST, parse } from 'graphql';
-import { buildExecutableSchema, jitExecution, type JitExecution } from '../../src/execution/jitExecution';
+import { jitExecution, type JitExecution } from '../../src/execution/jitExecution';
 import { resolvers } from '../../src/resolvers';
 import { createSampleState, SAMPLE } from '../../src/sandbox';
-import { loadTypeDefs } from '../../src/schema';
+import { buildExecutableSchema, loadTypeDefs } from '../../src/schema';
 import { Check } from '../../src/upstreams/pos/dto';
 import { UpstreamRecord } from '../../src/upstreams/record';
 import { startStack, type Stack } from '../support/stack';

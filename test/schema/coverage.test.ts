@@ -4,8 +4,7 @@ import { CreateOffDayArgs } from '../../src/inputs/offDay';
 import { UpdatePaymentRequestArgs } from '../../src/inputs/paymentRequest';
 import { CreateCalendarReservationArgs, CreateReservationArgs } from '../../src/inputs/reservation';
 import { resolvers } from '../../src/resolvers';
-import { snakeCase } from '../../src/resolvers/snakeCase';
-import { loadTypeDefs } from '../../src/schema';
+import { loadTypeDefs, snakeCase } from '../../src/schema';
 import * as pos from '../../src/upstreams/pos/dto';
 import * as res from '../../src/upstreams/reservation/dto';
 

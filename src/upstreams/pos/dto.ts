@@ -192,16 +192,8 @@ export type MetafieldDto = z.input<typeof Metafield>;
 export type EmployeeDto = z.input<typeof Employee>;
 export type CustomerDto = z.input<typeof Customer>;
 export type CheckDto = z.input<typeof Check>;
-export type EmployeeListDto = z.input<typeof EmployeeList>;
 
 export type NamedDto = z.infer<typeof Named>;
-export type DeliveryDto = z.infer<typeof Delivery>;
-export type CheckServiceChargeDto = z.infer<typeof CheckServiceCharge>;
-export type CheckSummaryDto = z.infer<typeof CheckSummary>;
-export type CheckDiscountDto = z.infer<typeof CheckDiscount>;
-export type CheckPaymentDto = z.infer<typeof CheckPayment>;
-export type CheckItemDto = z.infer<typeof CheckItem>;
-export type CheckOfferDto = z.infer<typeof CheckOffer>;
 
 /** What resolvers receive (codegen mappers): the records, read field by field. */
 export type CheckRecord = RecordOf<typeof Check>;
