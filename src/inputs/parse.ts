@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { InputError } from '../errors';
+import { formatPath } from '../errors/fieldPath';
 import { UUID_PATTERN } from '../upstreams/schemas';
 
 /**
@@ -10,7 +11,7 @@ export function parseArgs<S extends z.ZodType>(schema: S, args: unknown): z.outp
   const parsed = schema.safeParse(args);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
-  const field = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').replace(/\.\[/g, '[');
+  const field = formatPath(issue.path);
   throw new InputError(`${field || 'input'}: ${issue.message}`, field || undefined);
 }
 
