@@ -1,14 +1,24 @@
 // @ts-check
 /**
- * The schema's lint rules (graphql-eslint's schema rules), set to our conventions. `npm run schema:check` runs
- * them (tools/schemaCheck/lint.ts); `npx eslint schema` shows the same findings. This file is the one place to
- * change them.
+ * The lint rules, set to our conventions; this file is the one place to change them.
+ * - TypeScript (src/, test/, bench/, tools/): typescript-eslint's recommended type-checked rules; `npm run lint`
+ *   runs them, and `npm test` runs that. A rule is turned off only with a line saying why.
+ * - The schema: graphql-eslint's schema rules. `npm run schema:check` runs them (tools/schemaCheck/lint.ts);
+ *   `npx eslint schema` shows the same findings.
  */
 const graphql = require('@graphql-eslint/eslint-plugin');
+const tseslint = require('typescript-eslint');
 
 const recommended = graphql.configs['flat/schema-recommended'].rules ?? {};
 
 module.exports = [
+  { ignores: ['dist/**', 'node_modules/**', 'src/generated/**', 'operations/generated/**'] },
+  ...tseslint.config({
+    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'tools/**/*.ts'],
+    extends: [tseslint.configs.recommendedTypeChecked],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: __dirname } },
+    rules: {},
+  }),
   {
     files: ['schema/*.graphql'],
     languageOptions: { parser: graphql.parser, parserOptions: { graphQLConfig: { schema: 'schema/*.graphql' } } },

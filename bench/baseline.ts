@@ -95,7 +95,7 @@ export function createBaseline(options: BaselineOptions): Baseline {
     readBody(req)
       .then(async (text) => {
         const { operationName, variables } = JSON.parse(text) as { operationName: string; variables: Variables };
-        const data = await operations[operationName]!(req, variables);
+        const data = await operations[operationName](req, variables);
         send(res, 200, JSON.stringify({ data }));
       })
       .catch(() => send(res, 500, '{"errors":[{"message":"baseline failed"}]}'));

@@ -31,7 +31,7 @@ async function time(label: string, fn: () => unknown): Promise<void> {
     batches.push(((performance.now() - started) / BATCH) * 1000);
   }
   batches.sort((a, c) => a - c);
-  process.stdout.write(`${label.padEnd(58)} ${batches[2]!.toFixed(1).padStart(7)} µs\n`);
+  process.stdout.write(`${label.padEnd(58)} ${batches[2].toFixed(1).padStart(7)} µs\n`);
 }
 
 async function main(): Promise<void> {

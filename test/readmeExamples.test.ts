@@ -28,7 +28,7 @@ function graphqlExample(block: FencedBlock): GraphqlExample {
   if (start >= 0) {
     // A long variables object continues on the following comment lines.
     const rest = lines.slice(start + 1).filter((l) => l.startsWith('#') && !/^# \w+:/.test(l));
-    variablesText = [lines[start]!.slice('# variables:'.length), ...rest.map((l) => l.slice(1))].join(' ');
+    variablesText = [lines[start].slice('# variables:'.length), ...rest.map((l) => l.slice(1))].join(' ');
   }
   return {
     name: `README line ${block.line}`,
@@ -78,8 +78,8 @@ describe('README, Example operations', () => {
   });
 
   it('starts with the day query the explorer pre-fills', () => {
-    expect(graphqlExamples[0]!.document.trim()).toBe(DAY_QUERY.trim());
-    expect(graphqlExamples[0]!.variablesText).toContain('$BUSY_DATE');
+    expect(graphqlExamples[0].document.trim()).toBe(DAY_QUERY.trim());
+    expect(graphqlExamples[0].variablesText).toContain('$BUSY_DATE');
   });
 
   it('names only ids that npm run dev prints', () => {
@@ -123,8 +123,8 @@ describe('README, links', () => {
       const text = readFileSync(join(ROOT, doc), 'utf8');
       expect({ doc, outside: text.match(/\.\.\/shared|\.\.\/[A-Za-z]/g) ?? [] }).toEqual({ doc, outside: [] });
       for (const [, target] of text.matchAll(/\]\(([^)#\s]+)[^)]*\)/g)) {
-        if (/^https?:/.test(target!)) continue;
-        expect({ doc, target, exists: existsSync(join(ROOT, doc, '..', target!)) }).toEqual({ doc, target, exists: true });
+        if (/^https?:/.test(target)) continue;
+        expect({ doc, target, exists: existsSync(join(ROOT, doc, '..', target)) }).toEqual({ doc, target, exists: true });
       }
     }
   });

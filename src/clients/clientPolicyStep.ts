@@ -64,7 +64,7 @@ export function clientPolicyStep(options: ClientPolicyStepOptions): GraphqlStep 
     const calls = await budgets.charge(client, budgetKey, state.actualUpstreamCalls);
     metrics.called(client.name, state.actualUpstreamCalls);
     metrics.decided(client.name, state.refusedBy ?? 'allowed');
-    for (const [name, value] of Object.entries(rateLimitHeaders([taken.quotas[0]!, calls]))) response.headers.set(name, value);
+    for (const [name, value] of Object.entries(rateLimitHeaders([taken.quotas[0], calls]))) response.headers.set(name, value);
     return response;
   };
 }

@@ -24,7 +24,7 @@ export function fieldPathOf(error: GraphQLError): string | undefined {
   if (variable) {
     const [, name, at, reason] = variable;
     const named = reason ? NAMED_FIELD.exec(reason)?.[1] : undefined;
-    const inside = (at ? at.slice(name!.length) : '') + (named ? `.${named}` : '');
+    const inside = (at ? at.slice(name.length) : '') + (named ? `.${named}` : '');
     const argument = body ? findArgumentPath(body, (v) => v.kind === Kind.VARIABLE && v.name.value === name) : undefined;
     return (argument ? formatPath(argument) : name) + inside;
   }

@@ -10,7 +10,7 @@ import { UUID_PATTERN } from '../upstreams/schemas';
 export function parseArgs<S extends z.ZodType>(schema: S, args: unknown): z.output<S> {
   const parsed = schema.safeParse(args);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
+  const issue = parsed.error.issues[0];
   const field = formatPath(issue.path);
   throw new InputError(`${field || 'input'}: ${issue.message}`, field || undefined);
 }

@@ -30,7 +30,7 @@ function parametersOf(fn: (...args: never[]) => unknown): string[] {
   const source = fn.toString();
   const open = source.indexOf('(');
   const arrowWithoutParens = /^(async\s+)?[\w$]+\s*=>/.exec(source);
-  if (arrowWithoutParens || open < 0) return [source.replace(/^async\s+/, '').split('=>')[0]!.trim()];
+  if (arrowWithoutParens || open < 0) return [source.replace(/^async\s+/, '').split('=>')[0].trim()];
   const params: string[] = [];
   let depth = 0;
   let current = '';

@@ -47,7 +47,7 @@ export function clientHarness(service: ServiceName): ClientHarness {
     scope: () => ({ headers: () => ({ ...GATEWAY_HEADERS }), record: (r) => harness.records.push(r) }),
     onlyRequest: () => {
       expect(harness.server.requests).toHaveLength(1);
-      return harness.server.requests[0]!;
+      return harness.server.requests[0];
     },
   };
   beforeAll(async () => {

@@ -41,7 +41,7 @@ describe('Apollo Client with a persisted query list', () => {
       mutation: BookDocument,
       variables: {
         input: {
-          revenueCenterId: SAMPLE.laTerrazza.revenueCenterIds[0]!,
+          revenueCenterId: SAMPLE.laTerrazza.revenueCenterIds[0],
           date: `${addDays(SAMPLE.today(stack.sandbox.state), 3)}T19:30`,
           guestCount: 2,
           customer: { firstName: 'Grace', lastName: 'Hopper' },

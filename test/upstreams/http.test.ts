@@ -102,7 +102,7 @@ describe('UpstreamHttp', () => {
       expect(seen?.headers['x-request-id']).toBe('req-1');
       expect(seen?.headers.accept).toBe('application/json');
       expect(seen?.headers['content-type']).toBe('application/json');
-      expect(JSON.parse(seen!.body)).toEqual({ amount: 125.5, note: 'ü' });
+      expect(JSON.parse(seen.body)).toEqual({ amount: 125.5, note: 'ü' });
     });
 
     it('sends no body and no content type on a GET', async () => {
@@ -124,7 +124,7 @@ describe('UpstreamHttp', () => {
 
     it('names the offending field path of a wrong-shaped body', async () => {
       const check = checkRecord();
-      const broken = { ...check, check_items: [{ ...check.check_items[0]!, id: 'not-a-uuid' }] };
+      const broken = { ...check, check_items: [{ ...check.check_items[0], id: 'not-a-uuid' }] };
       const server = await serve((_req, res) => sendJson(res, 200, broken));
       const err = await failureOf(transport(server.url).call(get('/checks/x', Check)));
       expect(err.failure).toBe('bad_response');
@@ -295,12 +295,12 @@ describe('UpstreamHttp', () => {
       await transport(server.url).call(
         get('/v1/reservations', Ok, { query: { date: '2026-11-21', note: 'a b&c=d/é#x', page: 2, revenue_center_id: undefined } }),
       );
-      const url = new URL(server.requests[0]!.url, 'http://placeholder');
+      const url = new URL(server.requests[0].url, 'http://placeholder');
       expect(url.pathname).toBe('/v1/reservations');
       expect([...url.searchParams.keys()]).toEqual(['date', 'note', 'page']);
       expect(url.searchParams.get('note')).toBe('a b&c=d/é#x');
       expect(url.searchParams.get('page')).toBe('2');
-      expect(server.requests[0]!.url).not.toContain('&c=d');
+      expect(server.requests[0].url).not.toContain('&c=d');
     });
 
     it('adds no query string when every parameter is undefined', async () => {

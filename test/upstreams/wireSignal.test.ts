@@ -18,7 +18,7 @@ async function recordOf(client: UpstreamHttp): Promise<UpstreamCallRecord> {
   const records: UpstreamCallRecord[] = [];
   await client.call(post, { record: (r) => records.push(r) }).catch(() => undefined);
   expect(records).toHaveLength(1);
-  return records[0]!;
+  return records[0];
 }
 
 afterEach(async () => {

@@ -81,7 +81,7 @@ const DATE_TIME_READ = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)
 function normaliseDateTime(text: string): string | undefined {
   const m = DATE_TIME_READ.exec(text);
   if (!m) return undefined;
-  const offset = m[3]!;
+  const offset = m[3];
   const hhmm = offset === 'Z' ? 'Z' : `${offset.slice(0, 3)}:${offset.length === 3 ? '00' : offset.slice(-2)}`;
   const canonical = `${m[1]}T${m[2]}${hhmm}`;
   return isDateTime(canonical) ? canonical : undefined;

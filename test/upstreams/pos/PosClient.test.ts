@@ -70,7 +70,7 @@ describe('PosClient', () => {
 
     it('fails an item with a malformed id in its slot of the list, naming the field', async () => {
       const check = checkRecord();
-      h.reply = (_req, res) => sendJson(res, 200, { ...check, check_items: [{ ...check.check_items[0]!, id: 42 }, check.check_items[0]] });
+      h.reply = (_req, res) => sendJson(res, 200, { ...check, check_items: [{ ...check.check_items[0], id: 42 }, check.check_items[0]] });
       const [bad, good] = (await client().getCheck(check.id)).read('check_items');
       expect(bad).toBeInstanceOf(UpstreamError);
       expect((bad as UpstreamError).detail).toMatch(/^field check_items\.id: expected a UUID, received number$/);
@@ -149,9 +149,9 @@ describe('PosClient', () => {
       expect(seen.headers.host).toBe(`127.0.0.1:${h.server.port}`);
       expect(seen.rawHeaders.filter((_v, i) => i % 2 === 0)).toContain('Pos-Access-Token');
       // Host is the upstream's own address (its port could contain any digits), checked above.
-      const everything = seen.rawHeaders.filter((_v, i, all) => all[i - (i % 2)]!.toLowerCase() !== 'host').join('\n');
+      const everything = seen.rawHeaders.filter((_v, i, all) => all[i - (i % 2)].toLowerCase() !== 'host').join('\n');
       for (const name of ['reservation-access-token', 'authorization', 'employee_token', 'store_pin_code', 'slug_name', 'cookie']) {
-        expect(everything).not.toContain(CLIENT_HEADERS[name]!);
+        expect(everything).not.toContain(CLIENT_HEADERS[name]);
       }
       for (const junk of ['203.0.113.9', 'evil.example', 'Mozilla']) expect(everything).not.toContain(junk);
     });

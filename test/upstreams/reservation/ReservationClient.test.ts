@@ -218,7 +218,7 @@ describe('ReservationClient', () => {
     });
 
     it.each(RESERVATION_CREDENTIALS)('drops an upstream message that quotes the request\'s %s, keeping the code', async (name) => {
-      const secret = CLIENT_HEADERS[name]!.replace(/^Bearer /, '');
+      const secret = CLIENT_HEADERS[name].replace(/^Bearer /, '');
       h.reply = (_req, res) => sendJson(res, 401, { errors: [{ message: `Invalid Token ${secret}`, code: 960 }] });
       const err = (await client().updatePaymentRequest(paymentBody()).catch((e: unknown) => e)) as UpstreamError;
       expect(err).toMatchObject({ service: 'reservation', failure: 'status', status: 401, upstreamCode: 960 });
@@ -334,8 +334,8 @@ describe('ReservationClient', () => {
       expect(seen.headers.traceparent).toBe(GATEWAY_HEADERS.traceparent);
       expect(seen.headers.host).toBe(`127.0.0.1:${h.server.port}`);
       // Host is the upstream's own address (its port could contain any digits), checked above.
-      const everything = seen.rawHeaders.filter((_v, i, all) => all[i - (i % 2)]!.toLowerCase() !== 'host').join('\n');
-      for (const secret of [CLIENT_HEADERS['pos-access-token']!, 'session=abc123', '203.0.113.9', 'evil.example', 'Mozilla']) {
+      const everything = seen.rawHeaders.filter((_v, i, all) => all[i - (i % 2)].toLowerCase() !== 'host').join('\n');
+      for (const secret of [CLIENT_HEADERS['pos-access-token'], 'session=abc123', '203.0.113.9', 'evil.example', 'Mozilla']) {
         expect(everything).not.toContain(secret);
       }
     });
