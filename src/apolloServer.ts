@@ -43,7 +43,7 @@ export function createApolloServer(options: ApolloServerOptions): ApolloServer<G
   const schema = buildExecutableSchema(loadTypeDefs(), resolvers);
   // Parsed and validated documents, by query text. Apollo's default budget (30 MiB by its estimate) lets ~100 MB of
   // syntax trees pile up when clients send ever-new documents; a miss only costs a parse and a validation.
-  const recent = new InMemoryLRUCache<DocumentNode>({ maxSize: config.execution.documentCacheMaxBytes, sizeCalculation: InMemoryLRUCache.sizeCalculation });
+  const recent = new InMemoryLRUCache<DocumentNode>({ maxSize: config.execution.documentCacheMaxBytes, sizeCalculation: (document) => InMemoryLRUCache.sizeCalculation(document) });
   // The same rules for every request and, once at start, for the trusted documents.
   const validationRules = [...documentRules.validationRules, ...(config.introspection ? [] : [introspectionOff])];
   const pinned = options.pinDocuments?.({ schema, validationRules, maxTokens: limits.maxTokens });

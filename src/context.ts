@@ -59,7 +59,7 @@ export interface ContextDeps {
  */
 /** What the context needs of the HTTP request. */
 export interface ContextRequest {
-  header(lowerName: string): string | undefined;
+  header: (lowerName: string) => string | undefined;
   requestId: string;
   /** The request's log-line fields, shared with the HTTP layer; none in unit tests. */
   logFields?: Readonly<Record<string, string>>;

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'graphql';
+import { Kind, parse } from 'graphql';
 import { DAY_QUERY } from '../src/http/explorer';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox';
 import { eventually, ROOT, spawnGateway, type GatewayProcess } from './support/gatewayProcess';
@@ -90,7 +90,7 @@ describe('README, Example operations', () => {
   });
 
   it.each(graphqlExamples.map((e) => [e.name, e] as const))('runs the GraphQL example at %s', async (_name, example) => {
-    const operations = parse(example.document).definitions.filter((d) => d.kind === 'OperationDefinition');
+    const operations = parse(example.document).definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
     expect(operations).toHaveLength(1);
     const variables = example.variablesText === undefined ? undefined : (JSON.parse(example.variablesText.replace(/\$BUSY_DATE/g, busyDate)) as unknown);
     const res = await fetch(`http://127.0.0.1:${port}/graphql`, {

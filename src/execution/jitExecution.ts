@@ -1,6 +1,7 @@
 import type { GatewayExecutor, GatewayGraphQLRequestContext, GatewayInterface } from '@apollo/server-gateway-interface';
 import {
   GraphQLError,
+  OperationTypeNode,
   execute,
   getVariableValues,
   printSchema,
@@ -63,7 +64,7 @@ export function jitExecution(schema: GraphQLSchema, options: JitExecutionOptions
     const result = compileQuery(schema, document, operationName ?? undefined);
     if (!isCompiledQuery(result)) return undefined; // graphql-js answers with its own errors
     if (!byName) {
-      compiled.set(document, (byName = new Map()));
+      compiled.set(document, (byName = new Map<string, CompiledQuery>()));
       stats.compiledDocuments += 1;
     }
     byName.set(name, result);
@@ -82,7 +83,7 @@ export function jitExecution(schema: GraphQLSchema, options: JitExecutionOptions
   };
 
   const executor: GatewayExecutor = async (request) => {
-    const query = request.operation.operation === 'mutation' ? undefined : compiledFor(request);
+    const query = request.operation.operation === OperationTypeNode.MUTATION ? undefined : compiledFor(request);
     if (!query) return (await interpret(request)) as ExecutionResult<Record<string, unknown>>;
     // Variables are coerced by graphql-js first, so a bad one is refused with graphql-js's own errors: Apollo makes
     // those BAD_USER_INPUT and our formatting names the field from them (graphql-jit words and places them apart).

@@ -15,7 +15,7 @@ export interface GraphqlRequest {
   readonly method: 'GET' | 'POST';
   readonly url: URL;
   /** A request header by lower-cased name (the first value when repeated). */
-  header(lowerName: string): string | undefined;
+  header: (lowerName: string) => string | undefined;
   readonly headers: HeaderMap;
   /** The parsed JSON body of a POST (an object, or an array for a batch); the raw text for other content types. */
   body: unknown;

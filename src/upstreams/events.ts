@@ -26,11 +26,11 @@ export interface UpstreamCallRecord {
  */
 export interface UpstreamEvents {
   /** Every call (each retry is one): counted, timed, and logged on one line when it failed. */
-  onCall?(record: UpstreamCallRecord): void;
+  onCall?: (record: UpstreamCallRecord) => void;
   /** Every circuit breaker state change: the log line and the `tablegraph_upstream_circuit_state` gauge. */
-  onCircuitStateChange?(service: ServiceName, state: CircuitStateName): void;
+  onCircuitStateChange?: (service: ServiceName, state: CircuitStateName) => void;
   /** Each retry and its wait. */
-  onRetry?(service: ServiceName, attempt: number, delayMs: number, error: UpstreamError): void;
+  onRetry?: (service: ServiceName, attempt: number, delayMs: number, error: UpstreamError) => void;
 }
 
 /** Both sets of listeners, `a` first where both listen to the same event, rather than one replacing the other. */

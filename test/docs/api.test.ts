@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildSchema, isScalarType, parse } from 'graphql';
+import { Kind, buildSchema, isScalarType, parse } from 'graphql';
 import { CREDENTIAL_HEADERS } from '../../src/credentials';
 import { ErrorCode } from '../../src/errors';
 import { loadTypeDefs } from '../../src/schema';
@@ -14,7 +14,7 @@ function documentedRoots(): Map<string, string[]> {
   const sdl = fencedBlocks(API).find((b) => b.lang === 'graphql' && b.text.includes('type Query'))!.text;
   const roots = new Map<string, string[]>();
   for (const def of parse(sdl).definitions) {
-    if (def.kind !== 'ObjectTypeDefinition' || !['Query', 'Mutation'].includes(def.name.value)) continue;
+    if (def.kind !== Kind.OBJECT_TYPE_DEFINITION || !['Query', 'Mutation'].includes(def.name.value)) continue;
     for (const field of (def).fields ?? []) {
       roots.set(`${def.name.value}.${field.name.value}`, (field.arguments ?? []).map((a) => a.name.value).sort());
     }

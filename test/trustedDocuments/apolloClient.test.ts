@@ -13,7 +13,7 @@ function client(stack: Stack, sent: Array<Record<string, unknown>>, persisted: b
     uri: `${stack.url}/graphql`,
     headers: LA_TERRAZZA,
     fetch: async (input, init) => {
-      sent.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
+      sent.push(JSON.parse(typeof init?.body === 'string' ? init.body : '') as Record<string, unknown>);
       return fetch(input, init);
     },
   });

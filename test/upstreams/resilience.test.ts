@@ -322,7 +322,7 @@ describe('UpstreamResilience', () => {
     it('opens on a failure ratio above failureRatio with alternating successes and failures', async () => {
       const upstream = await faulty('ok');
       const http = transport(upstream.url, resilience({ retry: { maxRetries: 0 }, breaker: { failureRatio: 0.4, minimumCalls: 6 } }));
-      const outcomes: Array<'ok' | string> = [];
+      const outcomes: string[] = []; // 'ok' or the failure
       for (let i = 0; i < 6; i++) {
         upstream.queue(i % 2 === 0 ? 'ok' : 'status500');
         const outcome = await settle(http.call(getCheck()));
