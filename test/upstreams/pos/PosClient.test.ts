@@ -30,7 +30,7 @@ describe('PosClient', () => {
       expect(seen.body).toBe('');
     });
 
-    it('h.records the route template, never the raw id', async () => {
+    it('records the route template, never the raw id', async () => {
       const check = checkRecord();
       h.reply = (_req, res) => sendJson(res, 200, check);
       await client().getCheck(check.id);

@@ -242,7 +242,7 @@ describe('ReservationClient', () => {
       expect(seen.body).toBe('');
     });
 
-    it('h.records the route template, never the raw id', async () => {
+    it('records the route template, never the raw id', async () => {
       const reservation = reservationRecord();
       h.reply = (_req, res) => sendJson(res, 200, { reservation });
       await client().getReservation(reservation.id);
