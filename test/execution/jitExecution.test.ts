@@ -24,7 +24,7 @@ function requestFor(query: string, variables: Record<string, unknown> = {}): Gat
     operation: getOperationAST(document)!,
     operationName: null,
     request: { variables },
-    context: { config: { posTimestampUnit: 's' }, loaders: { checkById: { load: async () => check } } },
+    context: { loaders: { checkById: { load: async () => check } } },
   } as unknown as GatewayGraphQLRequestContext;
 }
 
