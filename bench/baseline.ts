@@ -59,7 +59,7 @@ export function createBaseline(options: BaselineOptions): Baseline {
     },
     async BenchDay(req, variables) {
       const query = new URLSearchParams({ date: String(variables.date), page: '1', per_page: '50' });
-      const list = await getJson<ReservationListDto>(reservation, `/v1/reservations?${query}`, reservationHeaders(req));
+      const list = await getJson<ReservationListDto>(reservation, `/v1/reservations?${query.toString()}`, reservationHeaders(req));
       const ids = new Set<string>();
       for (const r of list.reservations) if (r.check?.id) ids.add(r.check.id);
       const checks = new Map<string, Json>();
@@ -95,7 +95,7 @@ export function createBaseline(options: BaselineOptions): Baseline {
     readBody(req)
       .then(async (text) => {
         const { operationName, variables } = JSON.parse(text) as { operationName: string; variables: Variables };
-        const data = await operations[operationName]!(req, variables);
+        const data = await operations[operationName](req, variables);
         send(res, 200, JSON.stringify({ data }));
       })
       .catch(() => send(res, 500, '{"errors":[{"message":"baseline failed"}]}'));

@@ -18,10 +18,10 @@ interface Profile {
 function moduleOf(url: string): string {
   if (!url) return '(native or idle)';
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
-  if (pkg) return pkg[1]!;
+  if (pkg) return pkg[1];
   if (url.startsWith('node:')) return 'node:internal';
   const ours = /\/dist\/(.+)$/.exec(url);
-  return ours ? ours[1]! : url;
+  return ours ? ours[1] : url;
 }
 
 function main(): void {

@@ -44,7 +44,7 @@ async function main(): Promise<void> {
     pending = lines.pop() ?? '';
     for (const line of lines) {
       const match = /"msg":"circuit of the (\w+) service is ([\w-]+)"/.exec(line);
-      if (match) circuit.push({ at: performance.now() - loadStarted, service: match[1]!, state: match[2]! });
+      if (match) circuit.push({ at: performance.now() - loadStarted, service: match[1], state: match[2] });
     }
   });
   try {
@@ -134,7 +134,7 @@ function rssMiB(pid: number | undefined): number {
 function quantile(values: number[], q: number): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
 
 function countBy(values: string[]): Record<string, number> {

@@ -3,11 +3,10 @@ import { execute, parse, specifiedRules, validate } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import pino from 'pino';
 import { Writable } from 'node:stream';
-import { buildExecutableSchema } from '../src/execution/jitExecution';
 import { REDACT_PATHS } from '../src/logger';
 import { resolvers } from '../src/resolvers';
 import { createSampleState, SAMPLE } from '../src/sandbox';
-import { loadTypeDefs } from '../src/schema';
+import { buildExecutableSchema, loadTypeDefs } from '../src/schema';
 import { Check } from '../src/upstreams/pos/dto';
 import { trustedDocumentsStep } from '../src/trustedDocuments';
 import type { GraphqlRequest } from '../src/http/graphqlRoute';
@@ -32,7 +31,7 @@ async function time(label: string, fn: () => unknown): Promise<void> {
     batches.push(((performance.now() - started) / BATCH) * 1000);
   }
   batches.sort((a, c) => a - c);
-  process.stdout.write(`${label.padEnd(58)} ${batches[2]!.toFixed(1).padStart(7)} µs\n`);
+  process.stdout.write(`${label.padEnd(58)} ${batches[2].toFixed(1).padStart(7)} µs\n`);
 }
 
 async function main(): Promise<void> {

@@ -126,7 +126,7 @@ export function processTree(pid: number | undefined): number[] {
     parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
   }
   const tree = [pid];
-  for (let i = 0; i < tree.length; i++) tree.push(...(parents.get(tree[i]!) ?? []));
+  for (let i = 0; i < tree.length; i++) tree.push(...(parents.get(tree[i]) ?? []));
   return tree;
 }
 

@@ -151,7 +151,7 @@ async function runScenario(scenario: (typeof SCENARIOS)[number], request: Scenar
     for (const workers of workerCounts) {
       targets.splice(1, 0, await startTarget('gateway', ENTRIES.gateway, { ...gatewayEnv(pair), WORKERS: String(workers) }, { label: `gateway ×${workers}`, workers }));
     }
-    const [gateway, baseline] = [targets[0]!, targets.at(-1)!];
+    const [gateway, baseline] = [targets[0], targets.at(-1)!];
     const expected = { gateway: await answer(gateway, request), baseline: await answer(baseline, request) };
     const gatewayJson = JSON.parse(expected.gateway) as { errors?: unknown };
     if (gatewayJson.errors) throw new Error(`the gateway answered ${scenario.name} with errors: ${expected.gateway.slice(0, 500)}`);
@@ -307,9 +307,9 @@ function report(results: ScenarioResult[], ready: { gatewayMs: number; baselineM
       ]);
     }
   }
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
   log('');
-  for (const row of rows) log(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  '));
+  for (const row of rows) log(row.map((cell, i) => cell.padEnd(widths[i])).join('  '));
 
   const s1base = results.find((r) => r.name === 'S1')?.baseline.rps;
   log(`\nS0 { __typename }: gateway ${fmt(floor.rps, 0)} req/s, p50 ${fmt(floor.p50, 1)} ms${s1base ? ` (${fmt(floor.rps / s1base, 2)}× the baseline's S1)` : ''}`);
@@ -350,7 +350,7 @@ function ratio(a: number | undefined, b: number | undefined): string {
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 function fmt(value: number, digits: number): string {

@@ -75,8 +75,8 @@ export async function startBenchUpstreams(options: BenchUpstreamsOptions): Promi
   const servers = [front('reservation', 0), front('pos', 0), front('reservation', slowDelayMs), front('pos', slowDelayMs)];
   const [fastRes, fastPos, slowRes, slowPos] = await Promise.all(servers.map(listen));
   return {
-    fast: { reservationUrl: fastRes!, posUrl: fastPos! },
-    slow: { reservationUrl: slowRes!, posUrl: slowPos! },
+    fast: { reservationUrl: fastRes, posUrl: fastPos },
+    slow: { reservationUrl: slowRes, posUrl: slowPos },
     calls: () => ({ ...counts }),
     resetCalls: () => {
       counts.reservation = counts.pos = 0;
@@ -108,7 +108,7 @@ function answerOf(cache: Map<string, Promise<Answer>>, pool: Pool, req: Incoming
 }
 
 async function ask(pool: Pool, method: string, path: string, headers: Record<string, string>, body: Buffer): Promise<Answer> {
-  const res = await pool.request({ method: method as 'GET', path, headers, body: body.length > 0 ? body : undefined });
+  const res = await pool.request({ method: method, path, headers, body: body.length > 0 ? body : undefined });
   const contentType = res.headers['content-type'];
   return { status: res.statusCode, contentType: typeof contentType === 'string' ? contentType : undefined, body: Buffer.from(await res.body.arrayBuffer()) };
 }

@@ -5,18 +5,18 @@ import type { DocumentNode } from 'graphql';
 import type { Config } from './config';
 import type { GatewayContext } from './context';
 import { createFormatError } from './errors/formatError';
-import { metricsPlugin } from './http/metricsPlugin';
+import { metricsPlugin } from './observability/plugins/metricsPlugin';
 import { refusalStatusPlugin } from './http/refusalStatusPlugin';
 import { requestLogPlugin } from './http/requestLogPlugin';
-import { tracingPlugin } from './http/tracingPlugin';
+import { tracingPlugin } from './observability/plugins/tracingPlugin';
 import { documentLimits } from './limits/documentLimits';
 import { introspectionOff } from './limits/introspection';
 import { upstreamCallLimitPlugin } from './limits/upstreamCallLimit';
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './observability/metrics';
-import { buildExecutableSchema, jitExecution } from './execution/jitExecution';
+import { jitExecution } from './execution/jitExecution';
 import { resolvers } from './resolvers';
-import { loadTypeDefs } from './schema';
+import { buildExecutableSchema, loadTypeDefs } from './schema';
 import { PinnedDocumentStore, type DocumentValidation } from './trustedDocuments';
 
 export interface ApolloServerOptions {
@@ -43,7 +43,7 @@ export function createApolloServer(options: ApolloServerOptions): ApolloServer<G
   const schema = buildExecutableSchema(loadTypeDefs(), resolvers);
   // Parsed and validated documents, by query text. Apollo's default budget (30 MiB by its estimate) lets ~100 MB of
   // syntax trees pile up when clients send ever-new documents; a miss only costs a parse and a validation.
-  const recent = new InMemoryLRUCache<DocumentNode>({ maxSize: config.execution.documentCacheMaxBytes, sizeCalculation: InMemoryLRUCache.sizeCalculation });
+  const recent = new InMemoryLRUCache<DocumentNode>({ maxSize: config.execution.documentCacheMaxBytes, sizeCalculation: (document) => InMemoryLRUCache.sizeCalculation(document) });
   // The same rules for every request and, once at start, for the trusted documents.
   const validationRules = [...documentRules.validationRules, ...(config.introspection ? [] : [introspectionOff])];
   const pinned = options.pinDocuments?.({ schema, validationRules, maxTokens: limits.maxTokens });

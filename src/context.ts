@@ -59,7 +59,7 @@ export interface ContextDeps {
  */
 /** What the context needs of the HTTP request. */
 export interface ContextRequest {
-  header(lowerName: string): string | undefined;
+  header: (lowerName: string) => string | undefined;
   requestId: string;
   /** The request's log-line fields, shared with the HTTP layer; none in unit tests. */
   logFields?: Readonly<Record<string, string>>;
@@ -78,6 +78,7 @@ export function createContext(deps: ContextDeps, request: ContextRequest): Gatew
   const gatewayHeaders = { 'x-request-id': request.requestId, ...requestTraceHeaders(request.header) };
   const scope: CallScope = {
     headers: () => gatewayHeaders,
+    requestId: request.requestId,
     record: (r) => {
       upstreamCalls.push(r);
       request.upstreamCalls?.push(r);
@@ -88,7 +89,7 @@ export function createContext(deps: ContextDeps, request: ContextRequest): Gatew
     deviations: deps.deviations,
   };
   const reservation = new ReservationClient(deps.upstreams.reservation, ServiceCredentials.from('reservation', request.header), scope);
-  const pos = new PosClient(deps.upstreams.pos, ServiceCredentials.from('pos', request.header), scope);
+  const pos = new PosClient(deps.upstreams.pos, ServiceCredentials.from('pos', request.header), scope, deps.config.posTimestampUnit);
   return {
     config: deps.config,
     logger: deps.logger.child({ requestId: request.requestId }),

@@ -1,8 +1,8 @@
 import { GraphQLScalarType, Kind, type ValueNode } from 'graphql';
-import { ScalarParseError } from './errors';
+import { ScalarParseError } from './errors/InputError';
 
 /**
- * The custom scalars of the contract. Input parsing throws InputError, which formatError turns into
+ * The custom scalars of the contract. Input parsing throws ScalarParseError, which formatError turns into
  * BAD_USER_INPUT with the field's path; output serialisation refuses values that break the wire form, so a bad
  * value never leaves the gateway looking valid.
  */
@@ -33,7 +33,7 @@ export function isCalendarDate(text: string): boolean {
  */
 export function isDateTime(text: string): boolean {
   const m = DATE_TIME.exec(text);
-  return m !== null && isCalendarDate(m[1]!);
+  return m !== null && isCalendarDate(m[1]);
 }
 
 function daysInMonth(year: number, month: number): number {
@@ -75,7 +75,7 @@ export const LocalDateTimeScalar = stringScalar(
   'A venue-local date and time without an offset: `2026-11-21T19:30` (input also `2026-11-21 19:30`).',
   (t) => {
     const m = LOCAL_DATE_TIME.exec(t);
-    return m && isCalendarDate(m[1]!) && LOCAL_TIME.test(`${m[2]}:${m[3]}`) ? `${m[1]}T${m[2]}:${m[3]}` : undefined;
+    return m && isCalendarDate(m[1]) && LOCAL_TIME.test(`${m[2]}:${m[3]}`) ? `${m[1]}T${m[2]}:${m[3]}` : undefined;
   },
   'a local date and time YYYY-MM-DDTHH:MM',
 );

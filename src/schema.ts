@@ -1,5 +1,8 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import { isObjectType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
+import type { Resolvers } from './generated/graphql';
 
 /** The SDL of schema/*.graphql, read once at start: found beside src/ when run from source, beside dist/ when built. */
 export function loadTypeDefs(dir = findSchemaDir(__dirname)): string {
@@ -15,4 +18,40 @@ function findSchemaDir(from: string): string {
     if (existsSync(join(dir, 'schema'))) return join(dir, 'schema');
     if (dirname(dir) === dir) throw new Error(`schema/ not found above ${from}`);
   }
+}
+
+/**
+ * The executable schema: the SDL, our resolvers, and a resolver on every field whose upstream key is its
+ * snake_case name (graphql-jit reads a field without a resolver straight off its source object, by its own name).
+ * Upstream records (./upstreams/record.ts) answer each field by its GraphQL name through a getter that checks the
+ * value there and then, so a field read this way is checked only when selected, and with no resolver call at all
+ * when its name is its key.
+ */
+export function buildExecutableSchema(typeDefs: string, resolvers: Resolvers): GraphQLSchema {
+  // The generated Resolvers type is stricter than graphql-tools' IResolvers; it is the same object.
+  const schema = makeExecutableSchema({ typeDefs, resolvers: resolvers as Parameters<typeof makeExecutableSchema>[0]['resolvers'] });
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    for (const field of Object.values(type.getFields())) {
+      const key = snakeCase(field.name);
+      if (!field.resolve && key !== field.name) field.resolve = snakeKeyResolver(field.name, key);
+    }
+  }
+  return schema;
+}
+
+/** The field by its own name when the source has it (a record's getter, objects we built), else the snake_case key. */
+function snakeKeyResolver(name: string, key: string): GraphQLFieldResolver<Record<string, unknown>, unknown> {
+  return (source) => {
+    const own = source[name];
+    return own !== undefined ? own : source[key];
+  };
+}
+
+/**
+ * `guestCount` → `guest_count`: the upstream key of a field that has no resolver of its own, since the contract
+ * names fields as the upstream names in camelCase (the executable schema gives such fields a resolver reading it).
+ */
+export function snakeCase(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }

@@ -15,10 +15,10 @@ import { idempotencyFromConfig } from './idempotency';
 import type { Logger } from './logger';
 import { UpstreamDeviations } from './observability/deviations';
 import { GatewayMetrics } from './observability/metrics';
-import { combineHooks, observabilityHooks } from './observability/upstreamHooks';
+import { observabilityHooks } from './observability/upstreamHooks';
 import { openRedisConnection } from './redis/connection';
 import { createTrustedDocuments } from './trustedDocuments';
-import { createUpstreams, loggingHooks } from './upstreams';
+import { combineEvents, createUpstreams, loggingHooks } from './upstreams';
 
 export interface GatewayDeps {
   config: Config;
@@ -56,7 +56,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   // One per gateway: it logs each kind of upstream deviation once (src/observability/deviations.ts).
   const deviations = new UpstreamDeviations({ logger, metrics });
   // Both listener sets hear every event: the circuit's log line and its gauge.
-  const upstreams = deps.upstreams ?? createUpstreams(config, combineHooks(loggingHooks(logger), observabilityHooks(metrics, logger)));
+  const upstreams = deps.upstreams ?? createUpstreams(config, combineEvents(loggingHooks(logger), observabilityHooks(metrics, logger)));
   const { limits } = config;
   // The one Redis connection of this process, for every policy shared across replicas (src/redis/connection.ts).
   const redis = config.redisUrl ? openRedisConnection({ url: config.redisUrl, logger }) : undefined;

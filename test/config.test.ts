@@ -25,7 +25,7 @@ function problemsOf(env: Record<string, string>): string[] {
 describe('config', () => {
   describe('the README settings table', () => {
     const rows = tableRows(readmeSection('Settings'));
-    const documented = new Map(rows.map(([name, def]) => [unquote(name!), unquote(def!)]));
+    const documented = new Map(rows.map(([name, def]) => [unquote(name), unquote(def)]));
 
     it('lists every setting of the schema', () => {
       const missing = Object.keys(ConfigSchema.shape).filter((key) => !documented.has(key));

@@ -31,9 +31,9 @@ describe('createLogger', () => {
     logger.error({ err: { message: 'x', cause: { cause: { headers } }, originalError: { headers }, response: { headers } } }, 'nested errors');
     const text = JSON.stringify(lines);
     expect(text).not.toContain('secret-of-');
-    expect(lines[0]!.req.headers['pos-access-token']).toBe('[redacted]');
-    expect(lines[2]!.upstream.headers.authorization).toBe('[redacted]');
-    expect(lines[1]!.headers['x-api-key']).toBe('[redacted]');
+    expect(lines[0].req.headers['pos-access-token']).toBe('[redacted]');
+    expect(lines[2].upstream.headers.authorization).toBe('[redacted]');
+    expect(lines[1].headers['x-api-key']).toBe('[redacted]');
   });
 
   it('adds no trace fields outside a traced request', () => {

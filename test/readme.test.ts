@@ -10,7 +10,7 @@ describe('README, Operations', () => {
   afterAll(() => stack.close());
 
   it('lists endpoints that the gateway answers', async () => {
-    const paths = tableRows(readmeSection('Endpoints')).flatMap(([cell]) => [...cell!.matchAll(/`GET (\/\w+)`/g)].map((m) => m[1]!));
+    const paths = tableRows(readmeSection('Endpoints')).flatMap(([cell]) => [...cell.matchAll(/`GET (\/\w+)`/g)].map((m) => m[1]));
     expect([...new Set(paths)].sort()).toEqual(['/graphql', '/healthz', '/metrics', '/readyz']);
     for (const path of ['/healthz', '/readyz', '/metrics']) expect({ path, status: (await fetch(`${stack.url}${path}`)).status }).toEqual({ path, status: 200 });
   });
@@ -24,6 +24,6 @@ describe('README, Operations', () => {
     expect(Object.keys(real).sort()).toEqual(Object.keys(documented).filter((k) => k !== 'traceId' && k !== 'spanId').sort());
     const [documentedCall] = documented.upstreamCalls as Array<Record<string, unknown>>;
     const [realCall] = real.upstreamCalls as Array<Record<string, unknown>>;
-    expect(Object.keys(realCall!).sort()).toEqual(Object.keys(documentedCall!).sort());
+    expect(Object.keys(realCall).sort()).toEqual(Object.keys(documentedCall).sort());
   });
 });

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'graphql';
+import { Kind, parse } from 'graphql';
 import { DAY_QUERY } from '../src/http/explorer';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox';
 import { eventually, ROOT, spawnGateway, type GatewayProcess } from './support/gatewayProcess';
@@ -28,7 +28,7 @@ function graphqlExample(block: FencedBlock): GraphqlExample {
   if (start >= 0) {
     // A long variables object continues on the following comment lines.
     const rest = lines.slice(start + 1).filter((l) => l.startsWith('#') && !/^# \w+:/.test(l));
-    variablesText = [lines[start]!.slice('# variables:'.length), ...rest.map((l) => l.slice(1))].join(' ');
+    variablesText = [lines[start].slice('# variables:'.length), ...rest.map((l) => l.slice(1))].join(' ');
   }
   return {
     name: `README line ${block.line}`,
@@ -78,8 +78,8 @@ describe('README, Example operations', () => {
   });
 
   it('starts with the day query the explorer pre-fills', () => {
-    expect(graphqlExamples[0]!.document.trim()).toBe(DAY_QUERY.trim());
-    expect(graphqlExamples[0]!.variablesText).toContain('$BUSY_DATE');
+    expect(graphqlExamples[0].document.trim()).toBe(DAY_QUERY.trim());
+    expect(graphqlExamples[0].variablesText).toContain('$BUSY_DATE');
   });
 
   it('names only ids that npm run dev prints', () => {
@@ -90,7 +90,7 @@ describe('README, Example operations', () => {
   });
 
   it.each(graphqlExamples.map((e) => [e.name, e] as const))('runs the GraphQL example at %s', async (_name, example) => {
-    const operations = parse(example.document).definitions.filter((d) => d.kind === 'OperationDefinition');
+    const operations = parse(example.document).definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
     expect(operations).toHaveLength(1);
     const variables = example.variablesText === undefined ? undefined : (JSON.parse(example.variablesText.replace(/\$BUSY_DATE/g, busyDate)) as unknown);
     const res = await fetch(`http://127.0.0.1:${port}/graphql`, {
@@ -123,8 +123,8 @@ describe('README, links', () => {
       const text = readFileSync(join(ROOT, doc), 'utf8');
       expect({ doc, outside: text.match(/\.\.\/shared|\.\.\/[A-Za-z]/g) ?? [] }).toEqual({ doc, outside: [] });
       for (const [, target] of text.matchAll(/\]\(([^)#\s]+)[^)]*\)/g)) {
-        if (/^https?:/.test(target!)) continue;
-        expect({ doc, target, exists: existsSync(join(ROOT, doc, '..', target!)) }).toEqual({ doc, target, exists: true });
+        if (/^https?:/.test(target)) continue;
+        expect({ doc, target, exists: existsSync(join(ROOT, doc, '..', target)) }).toEqual({ doc, target, exists: true });
       }
     }
   });

@@ -65,7 +65,7 @@ export function clientPolicyStep(options: ClientPolicyStepOptions): GraphqlStep 
     const calls = await budgets.charge(client, budgetKey, state.actualUpstreamCalls);
     metrics.called(client.name, state.actualUpstreamCalls);
     metrics.decided(client.name, state.refusedBy ?? 'allowed');
-    for (const [name, value] of Object.entries(rateLimitHeaders([taken.quotas[0]!, calls]))) response.headers.set(name, value);
+    for (const [name, value] of Object.entries(rateLimitHeaders([taken.quotas[0], calls]))) response.headers.set(name, value);
     return response;
   };
 }
@@ -99,5 +99,5 @@ function refusal(status: number, message: string, code: string, headers: Record<
 function sendsDocumentText(request: GraphqlRequest): boolean {
   if (request.method === 'GET') return (request.url.searchParams.get('query') ?? '') !== '';
   const operations: unknown[] = Array.isArray(request.body) ? request.body : [request.body];
-  return operations.some((op) => typeof op === 'object' && op !== null && typeof (op as { query?: unknown }).query === 'string' && (op as { query: string }).query !== '');
+  return operations.some((op) => typeof op === 'object' && op !== null && 'query' in op && typeof op.query === 'string' && op.query !== '');
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '../config';
+import { codeOf, messageOf } from '../errors/errorFields';
 
 /** What one client may do (README, "Clients and limits"). */
 export interface ClientPolicy {
@@ -102,13 +103,13 @@ export function loadClientsFile(path: string): ClientsDirectory {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new ConfigError([`CLIENTS_FILE: cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`]);
+    throw new ConfigError([`CLIENTS_FILE: cannot be read (${codeOf(err) ?? 'error'})`]);
   }
   let raw: unknown;
   try {
     raw = parseYaml(text);
   } catch (err) {
-    throw new ConfigError([`CLIENTS_FILE: is neither JSON nor YAML (${(err as Error).message.split('\n')[0]})`]);
+    throw new ConfigError([`CLIENTS_FILE: is neither JSON nor YAML (${messageOf(err).split('\n')[0]})`]);
   }
   return clientsDirectory(raw);
 }

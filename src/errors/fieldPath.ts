@@ -24,7 +24,7 @@ export function fieldPathOf(error: GraphQLError): string | undefined {
   if (variable) {
     const [, name, at, reason] = variable;
     const named = reason ? NAMED_FIELD.exec(reason)?.[1] : undefined;
-    const inside = (at ? at.slice(name!.length) : '') + (named ? `.${named}` : '');
+    const inside = (at ? at.slice(name.length) : '') + (named ? `.${named}` : '');
     const argument = body ? findArgumentPath(body, (v) => v.kind === Kind.VARIABLE && v.name.value === name) : undefined;
     return (argument ? formatPath(argument) : name) + inside;
   }
@@ -66,6 +66,7 @@ function pathTo(value: ValueNode, path: Path, match: (value: ValueNode) => boole
   return undefined;
 }
 
-function formatPath(path: Path): string {
-  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
+/** A path as the messages write it: `input.items[2].amount`. */
+export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`)).join('');
 }

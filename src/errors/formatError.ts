@@ -66,7 +66,7 @@ function causedByScalar(error: GraphQLError): boolean {
   let cause: unknown = error.originalError;
   for (let depth = 0; depth < 4 && cause; depth++) {
     if (cause instanceof ScalarParseError) return true;
-    cause = (cause as { originalError?: unknown }).originalError;
+    cause = typeof cause === 'object' && 'originalError' in cause ? cause.originalError : undefined;
   }
   return false;
 }

@@ -1,4 +1,4 @@
-import { RESERVATION_ERROR_FIELDS } from '../upstreams/reservation/assumptions';
+import { documentedCode } from '../upstreams/errorCodes';
 import { ErrorCode } from './codes';
 import { UpstreamError } from './UpstreamError';
 import { upstreamErrorCode } from './upstreamErrorCode';
@@ -15,7 +15,7 @@ export type InputFieldPaths = ReadonlyMap<string, string>;
 export function namedAfterInput(err: UpstreamError, fields: InputFieldPaths): UpstreamError {
   if (upstreamErrorCode(err) !== ErrorCode.BAD_USER_INPUT) return err;
   const said = err.upstreamMessage ? renamed(err.upstreamMessage, fields) : undefined;
-  const documented = err.service === 'reservation' && err.upstreamCode !== undefined ? RESERVATION_ERROR_FIELDS[err.upstreamCode] : undefined;
+  const documented = documentedCode(err.service, err.upstreamCode)?.field;
   const inputField = (documented !== undefined ? fields.get(documented) : undefined) ?? said?.first;
   if (inputField === undefined && said?.message === err.upstreamMessage) return err;
   return new UpstreamError(err.service, err.failure, {

@@ -1,4 +1,4 @@
-import { RESERVATION_ERROR_REASONS } from '../upstreams/reservation/assumptions';
+import { documentedCode } from '../upstreams/errorCodes';
 import { ErrorCode } from './codes';
 import type { ServiceName, UpstreamError } from './UpstreamError';
 
@@ -15,17 +15,9 @@ export interface UpstreamExtension {
 const SERVICE_LABEL: Record<ServiceName, string> = { reservation: 'The reservation service', pos: 'The POS service' };
 
 /**
- * The reservation service's documented codes that mean more than their status (reservation-service.md, "Errors").
- * The POS service numbers its errors its own way, so these apply to reservation answers only.
- */
-const RESERVATION_CODE_ERRORS: Readonly<Record<number, ErrorCode>> = {
-  832: ErrorCode.FEATURE_DISABLED,
-  960: ErrorCode.UNAUTHENTICATED,
-};
-
-/**
  * The one map from an upstream failure to the contract's `extensions.code` (CONTRACT.md, "Errors").
- * Upstream error codes win over statuses because 832 arrives as a 422 but means a disabled feature.
+ * A documented upstream code wins over the status (the reservation service's 832 arrives as a 422 but means a
+ * disabled feature); each service's codes are in its folder (src/upstreams/errorCodes.ts).
  */
 export function upstreamErrorCode(err: Pick<UpstreamError, 'service' | 'failure' | 'status' | 'upstreamCode'>): ErrorCode {
   switch (err.failure) {
@@ -38,7 +30,7 @@ export function upstreamErrorCode(err: Pick<UpstreamError, 'service' | 'failure'
     case 'status':
       break;
   }
-  const byCode = err.service === 'reservation' && err.upstreamCode !== undefined ? RESERVATION_CODE_ERRORS[err.upstreamCode] : undefined;
+  const byCode = documentedCode(err.service, err.upstreamCode)?.code;
   if (byCode) return byCode;
   switch (err.status) {
     case 400:
@@ -58,12 +50,12 @@ export function upstreamErrorCode(err: Pick<UpstreamError, 'service' | 'failure'
 /** `extensions.upstream` for an error caused by an upstream answer; undefined when there was no answer. */
 export function upstreamExtension(err: UpstreamError): UpstreamExtension | undefined {
   if (err.status === undefined) return undefined;
-  const reason = err.upstreamCode !== undefined ? RESERVATION_ERROR_REASONS[err.upstreamCode] : undefined;
+  const reason = documentedCode(err.service, err.upstreamCode)?.reason;
   return {
     service: err.service,
     status: err.status,
     ...(err.upstreamCode !== undefined ? { code: err.upstreamCode } : {}),
-    ...(reason && err.service === 'reservation' ? { reason } : {}),
+    ...(reason ? { reason } : {}),
     ...(err.deviation ? { field: err.deviation.field, received: err.deviation.received } : {}),
   };
 }

@@ -1,19 +1,15 @@
 import type { GatewayExecutor, GatewayGraphQLRequestContext, GatewayInterface } from '@apollo/server-gateway-interface';
-import { makeExecutableSchema } from '@graphql-tools/schema';
 import {
   GraphQLError,
+  OperationTypeNode,
   execute,
   getVariableValues,
-  isObjectType,
   printSchema,
   type DocumentNode,
   type ExecutionResult,
-  type GraphQLFieldResolver,
   type GraphQLSchema,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import type { Resolvers } from '../generated/graphql';
-import { snakeCase } from '../resolvers/snakeCase';
 
 /**
  * Execution of the documents clients send again and again compiled by graphql-jit, everything else by graphql-js.
@@ -27,34 +23,6 @@ import { snakeCase } from '../resolvers/snakeCase';
  * Mutations always run on graphql-js: it stops at a failed root field, as the GraphQL spec's serial execution
  * requires (graphql-jit goes on with the next mutation, which would book what the client never learns about).
  */
-
-/**
- * The executable schema: the SDL, our resolvers, and a resolver on every field whose upstream key is its
- * snake_case name (graphql-jit reads a field without a resolver straight off its source object, by its own name).
- * Upstream records (../upstreams/record.ts) answer each field by its GraphQL name through a getter that checks the
- * value there and then, so a field read this way is checked only when selected, and with no resolver call at all
- * when its name is its key.
- */
-export function buildExecutableSchema(typeDefs: string, resolvers: Resolvers): GraphQLSchema {
-  // The generated Resolvers type is stricter than graphql-tools' IResolvers; it is the same object.
-  const schema = makeExecutableSchema({ typeDefs, resolvers: resolvers as Parameters<typeof makeExecutableSchema>[0]['resolvers'] });
-  for (const type of Object.values(schema.getTypeMap())) {
-    if (!isObjectType(type) || type.name.startsWith('__')) continue;
-    for (const field of Object.values(type.getFields())) {
-      const key = snakeCase(field.name);
-      if (!field.resolve && key !== field.name) field.resolve = snakeKeyResolver(field.name, key);
-    }
-  }
-  return schema;
-}
-
-/** The field by its own name when the source has it (a record's getter, objects we built), else the snake_case key. */
-function snakeKeyResolver(name: string, key: string): GraphQLFieldResolver<Record<string, unknown>, unknown> {
-  return (source) => {
-    const own = source[name];
-    return own !== undefined ? own : source[key];
-  };
-}
 
 export interface JitExecutionOptions {
   /** Runs of a document on graphql-js before it is compiled; a one-off document is never compiled. Default 3. */
@@ -96,7 +64,7 @@ export function jitExecution(schema: GraphQLSchema, options: JitExecutionOptions
     const result = compileQuery(schema, document, operationName ?? undefined);
     if (!isCompiledQuery(result)) return undefined; // graphql-js answers with its own errors
     if (!byName) {
-      compiled.set(document, (byName = new Map()));
+      compiled.set(document, (byName = new Map<string, CompiledQuery>()));
       stats.compiledDocuments += 1;
     }
     byName.set(name, result);
@@ -115,7 +83,7 @@ export function jitExecution(schema: GraphQLSchema, options: JitExecutionOptions
   };
 
   const executor: GatewayExecutor = async (request) => {
-    const query = request.operation.operation === 'mutation' ? undefined : compiledFor(request);
+    const query = request.operation.operation === OperationTypeNode.MUTATION ? undefined : compiledFor(request);
     if (!query) return (await interpret(request)) as ExecutionResult<Record<string, unknown>>;
     // Variables are coerced by graphql-js first, so a bad one is refused with graphql-js's own errors: Apollo makes
     // those BAD_USER_INPUT and our formatting names the field from them (graphql-jit words and places them apart).

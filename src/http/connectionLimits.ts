@@ -54,5 +54,5 @@ export function checkingIntervalMs(limits: Pick<ConnectionLimits, 'headersTimeou
  * or the request timeout closed it. Nobody is left to answer, and it is no fault of the gateway's.
  */
 export function cutWhileArriving(req: IncomingMessage, err: unknown): boolean {
-  return req.destroyed && !req.complete && typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'ECONNRESET';
+  return req.destroyed && !req.complete && typeof err === 'object' && err !== null && 'code' in err && err.code === 'ECONNRESET';
 }

@@ -7,7 +7,7 @@ import type { GatewayMetrics } from '../observability/metrics';
 import { withOperationSpan } from '../observability/tracing';
 import type { UpstreamCallRecord } from '../upstreams/http';
 import { BodyTooLargeError, readBody } from './body';
-import type { OperationOutcome } from './operationOutcome';
+import type { OperationOutcome } from '../observability/operationOutcome';
 import { logRequest } from './requestLogPlugin';
 import { errorBody } from './send';
 
@@ -16,7 +16,7 @@ export interface GraphqlRequest {
   readonly method: 'GET' | 'POST';
   readonly url: URL;
   /** A request header by lower-cased name (the first value when repeated). */
-  header(lowerName: string): string | undefined;
+  header: (lowerName: string) => string | undefined;
   readonly headers: HeaderMap;
   /** The parsed JSON body of a POST (an object, or an array for a batch); the raw text for other content types. */
   body: unknown;

@@ -28,10 +28,6 @@ export class ServerLifecycle {
     return this.current === 'ready';
   }
 
-  get requestsInFlight(): number {
-    return this.inFlight.size;
-  }
-
   /** Counts a request until its response closes (sent, or the client went away). */
   track(res: ServerResponse): void {
     this.inFlight.add(res);

@@ -2,7 +2,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import type { GatewayContext } from '../context';
 import type { Logger } from '../logger';
 import type { UpstreamCallRecord } from '../upstreams/http';
-import { operationOutcome, type OperationOutcome } from './operationOutcome';
+import { operationOutcome, type OperationOutcome } from '../observability/operationOutcome';
 
 /** The fields of the one `graphql request` log line every GraphQL request gets, however it ended. */
 export interface RequestLogFields {

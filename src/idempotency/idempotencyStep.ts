@@ -1,28 +1,17 @@
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import { callerHash } from '../credentials';
 import { ErrorCode } from '../errors/codes';
+import { messageOf } from '../errors/errorFields';
 import type { GraphqlRequest, GraphqlResponse, GraphqlStep } from '../http/graphqlRoute';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../observability/metrics';
 import { requestFingerprint, sha256 } from './fingerprint';
 import { selectedMutation, type SelectedMutationOptions } from './operation';
 import { refusal, replay, toStored } from './responses';
+import type { IdempotencyOutcome } from './outcome';
 import type { IdempotencyStore, TakeResult } from './store';
 
-/** What the step did with a request: the `idempotency` field of its log line and the metric's `outcome` label. */
-export type IdempotencyOutcome =
-  | 'stored' // ran; its response is kept for replays
-  | 'released' // refused before any upstream call: nothing kept, the key is free again
-  | 'replayed'
-  | 'in_use' // 409
-  | 'reused' // 422
-  | 'unavailable' // 503: the store cannot be reached
-  | 'unguarded' // the store cannot be reached and IDEMPOTENCY_FAIL_OPEN let the mutation run without the guarantee
-  | 'store_failed' // ran, and its response could not be stored
-  | 'too_large' // ran; its response was over the size bound and a 422 is kept in its place (counted besides `stored`)
-  | 'invalid' // a malformed key or a batch with a key: 400
-  | 'missing' // IDEMPOTENCY_REQUIRED mutation without a key: 400
-  | 'evicted'; // the in-memory store dropped a stored response before its time to make room
+export type { IdempotencyOutcome };
 
 export interface IdempotencyStepOptions {
   /** Where leases and stored responses live (MemoryIdempotencyStore, or RedisIdempotencyStore to share them). */
@@ -128,12 +117,12 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
     } catch (err) {
       // Without the store the lease stays until it expires: repeats get 409 until then.
       note(request, response ? 'store_failed' : 'released');
-      logger.error({ err: { message: (err as Error).message }, requestId: request.requestId, idempotencyKey: request.logFields.idempotencyKey }, 'idempotency record could not be written');
+      logger.error({ err: { message: messageOf(err) }, requestId: request.requestId, idempotencyKey: request.logFields.idempotencyKey }, 'idempotency record could not be written');
     }
   }
 
   async function unavailable(request: GraphqlRequest, next: () => Promise<GraphqlResponse>, err: unknown): Promise<GraphqlResponse> {
-    const fields = { err: { message: (err as Error).message }, requestId: request.requestId, idempotencyKey: request.logFields.idempotencyKey };
+    const fields = { err: { message: messageOf(err) }, requestId: request.requestId, idempotencyKey: request.logFields.idempotencyKey };
     if (!options.failOpen) {
       logger.warn(fields, 'idempotency store unavailable: keyed mutation refused');
       return refuse(request, 'unavailable', refusal(503, ErrorCode.IDEMPOTENCY_UNAVAILABLE, 'Idempotency-Key cannot be honoured right now (its store is unavailable); retry later with the same key'));

@@ -1,5 +1,5 @@
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
-import { Kind, getOperationAST, parse, type DocumentNode, type SelectionSetNode } from 'graphql';
+import { Kind, OperationTypeNode, getOperationAST, parse, type DocumentNode, type SelectionSetNode } from 'graphql';
 import { z } from 'zod';
 
 /** The mutation a request would run, as much of it as idempotency needs. */
@@ -55,7 +55,7 @@ export async function selectedMutation(body: unknown, options: SelectedMutationO
     return undefined;
   }
   const operation = getOperationAST(document, operationName ?? undefined);
-  if (operation?.operation !== 'mutation') return undefined;
+  if (operation?.operation !== OperationTypeNode.MUTATION) return undefined;
   const rootFields = new Set<string>();
   collectFieldNames(document, operation.selectionSet, rootFields, new Set());
   return { documentText: text, operationName: operationName ?? null, variables: variables ?? {}, rootFields };

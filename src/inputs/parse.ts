@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { InputError } from '../errors';
+import { formatPath } from '../errors/fieldPath';
 import { UUID_PATTERN } from '../upstreams/schemas';
 
 /**
@@ -9,8 +10,8 @@ import { UUID_PATTERN } from '../upstreams/schemas';
 export function parseArgs<S extends z.ZodType>(schema: S, args: unknown): z.output<S> {
   const parsed = schema.safeParse(args);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const field = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').replace(/\.\[/g, '[');
+  const issue = parsed.error.issues[0];
+  const field = formatPath(issue.path);
   throw new InputError(`${field || 'input'}: ${issue.message}`, field || undefined);
 }
 

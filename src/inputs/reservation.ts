@@ -3,8 +3,6 @@ import { toUpstreamLocalDateTime } from '../scalars';
 import type { CalendarReservationBodyDto, CreateReservationBodyDto } from '../upstreams/reservation/dto';
 import { count, opt, positiveInt, uuidArg } from './parse';
 
-
-
 /** `estimatedDischargedAt` after `date`, both canonical `YYYY-MM-DDTHH:MM` strings (which sort as time). */
 function dischargeAfterDate(v: { date: string; estimatedDischargedAt?: string | null }, ctx: z.RefinementCtx) {
   if (v.estimatedDischargedAt && v.estimatedDischargedAt <= v.date) {

@@ -80,7 +80,7 @@ function inputWith(leaves: readonly Path[]): Record<string, unknown> {
   for (const leaf of leaves) {
     let node = input;
     for (const key of leaf.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
-    node[leaf[leaf.length - 1]!] = marker(leaf);
+    node[leaf[leaf.length - 1]] = marker(leaf);
   }
   return input;
 }

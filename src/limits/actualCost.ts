@@ -1,5 +1,6 @@
 import {
   Kind,
+  OperationTypeNode,
   getNamedType,
   getNullableType,
   isCompositeType,
@@ -34,7 +35,7 @@ interface Walk {
  * the lists' real lengths instead of their sizes: what the client's operation turned out to cost, for the metrics.
  */
 export function actualCost(input: ActualCostInput): number {
-  const root = input.operation.operation === 'mutation' ? input.schema.getMutationType() : input.schema.getQueryType();
+  const root = input.operation.operation === OperationTypeNode.MUTATION ? input.schema.getMutationType() : input.schema.getQueryType();
   if (!root || !input.data) return 0;
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of input.document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);

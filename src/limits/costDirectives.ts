@@ -1,6 +1,8 @@
 import {
   getNamedType,
   isCompositeType,
+  isInterfaceType,
+  isObjectType,
   valueFromASTUntyped,
   type ConstDirectiveNode,
   type GraphQLField,
@@ -64,7 +66,7 @@ export function readCostDirectives(schema: GraphQLSchema): CostDirectives {
     if (type.name.startsWith('__')) continue;
     const typeCost = costOf(type.astNode?.directives, type.name, problems);
     types.set(type, typeCost ?? (isCompositeType(type) ? 1 : 0));
-    if (!('getFields' in type) || isInputType(type)) continue;
+    if (!isObjectType(type) && !isInterfaceType(type)) continue;
     for (const field of Object.values(type.getFields())) {
       const where = `${type.name}.${field.name}`;
       const argumentWeights = new Map<string, number>();
@@ -84,9 +86,6 @@ export function readCostDirectives(schema: GraphQLSchema): CostDirectives {
   };
 }
 
-function isInputType(type: GraphQLNamedType): boolean {
-  return type.astNode?.kind === 'InputObjectTypeDefinition';
-}
 
 function directiveArgs(node: ConstDirectiveNode): Record<string, unknown> {
   return Object.fromEntries((node.arguments ?? []).map((a) => [a.name.value, valueFromASTUntyped(a.value)]));

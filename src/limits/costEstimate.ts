@@ -1,6 +1,7 @@
 import {
   GraphQLError,
   Kind,
+  OperationTypeNode,
   getNamedType,
   getNullableType,
   isAbstractType,
@@ -51,9 +52,9 @@ interface Walk {
 /** Estimates an operation from the schema's `@cost` and `@listSize` directives (GraphQL Cost Directives spec). */
 export function estimateCost(input: EstimateInput): CostEstimate {
   const root =
-    input.operation.operation === 'mutation'
+    input.operation.operation === OperationTypeNode.MUTATION
       ? input.schema.getMutationType()
-      : input.operation.operation === 'subscription'
+      : input.operation.operation === OperationTypeNode.SUBSCRIPTION
         ? input.schema.getSubscriptionType()
         : input.schema.getQueryType();
   if (!root) return { cost: 0, upstreamCalls: 0 };

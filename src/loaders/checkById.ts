@@ -25,7 +25,7 @@ export async function mapSettled<K, V>(items: readonly K[], limit: number, fn: (
     while (next < items.length) {
       const index = next++;
       try {
-        results[index] = await fn(items[index]!);
+        results[index] = await fn(items[index]);
       } catch (err) {
         results[index] = err instanceof Error ? err : new Error(String(err));
       }

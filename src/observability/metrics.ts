@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ServiceName } from '../errors';
-import type { OperationOutcome } from '../http/operationOutcome';
-import type { IdempotencyOutcome } from '../idempotency/idempotencyStep';
+import type { OperationOutcome } from './operationOutcome';
+import type { IdempotencyOutcome } from '../idempotency/outcome';
 import type { UpstreamCallRecord } from '../upstreams/http';
 import type { CircuitStateName } from '../upstreams/resilience';
 

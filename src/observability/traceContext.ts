@@ -45,7 +45,8 @@ export function parseTraceparent(value: string | undefined): Traceparent | undef
   if (value === undefined) return undefined;
   const match = TRACEPARENT_V00.exec(value);
   if (!match) return undefined;
-  const [, traceId, parentId, flags] = match as unknown as [string, string, string, string];
+  const [, traceId, parentId, flags] = match;
+  if (traceId === undefined || parentId === undefined || flags === undefined) return undefined;
   if (traceId === ZERO_TRACE_ID || parentId === ZERO_SPAN_ID) return undefined;
   return { traceId, parentId, flags };
 }

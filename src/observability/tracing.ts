@@ -149,7 +149,7 @@ export function activeTraceIds(): { traceId?: string; spanId?: string } {
 
 /** A low-cardinality name for what failed: the error's code (`ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`) or class. */
 function errorType(err: unknown): string {
-  const code = (err as { code?: unknown } | null)?.code;
+  const code = typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
   if (typeof code === 'string') return code;
   return err instanceof Error ? err.name : 'Error';
 }

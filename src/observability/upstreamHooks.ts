@@ -1,15 +1,9 @@
-import type { ServiceName } from '../errors';
 import type { Logger } from '../logger';
-import type { UpstreamCallRecord } from '../upstreams/http';
-import type { CircuitStateName, GatewayMetrics } from './metrics';
+import type { UpstreamCallRecord, UpstreamEvents } from '../upstreams/events';
+import type { GatewayMetrics } from './metrics';
 
-/** What the transports tell the gateway's metrics and log (the shape of the transport's listener options). */
-export interface ObservabilityHooks {
-  /** Every upstream call: counted, timed, and logged on one line when it failed. */
-  onCall(record: UpstreamCallRecord): void;
-  /** Every circuit breaker state change: the `tablegraph_upstream_circuit_state` gauge. */
-  onCircuitStateChange(service: ServiceName, state: CircuitStateName): void;
-}
+/** The events the metrics and the log listen to. */
+export type ObservabilityHooks = Required<Pick<UpstreamEvents, 'onCall' | 'onCircuitStateChange'>>;
 
 export function observabilityHooks(metrics: GatewayMetrics, logger: Logger): ObservabilityHooks {
   return {
@@ -42,22 +36,4 @@ function logUpstreamFailure(logger: Logger, record: UpstreamCallRecord): void {
   };
   if (clientSide) logger.info(fields, 'upstream call failed');
   else logger.warn(fields, 'upstream call failed');
-}
-
-/**
- * Listener sets that each get every event: where both sets listen to the same event, both are called, `a` first.
- * For composing these hooks with others (the transports' logging hooks) rather than letting one replace the other.
- */
-export function combineHooks<A extends object, B extends object>(a: A, b: B): A & B {
-  const combined: Record<string, unknown> = Object.assign({}, a, b);
-  for (const [key, first] of Object.entries(a)) {
-    const second: unknown = Reflect.get(b, key);
-    if (typeof first === 'function' && typeof second === 'function') {
-      combined[key] = (...args: unknown[]) => {
-        first(...args);
-        second(...args);
-      };
-    }
-  }
-  return combined as A & B;
 }

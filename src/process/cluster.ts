@@ -18,7 +18,7 @@ interface ShutdownMessage {
 }
 
 function isShutdownMessage(message: unknown): message is ShutdownMessage {
-  return typeof message === 'object' && message !== null && (message as Partial<ShutdownMessage>).tablegraph === 'shutdown';
+  return typeof message === 'object' && message !== null && 'tablegraph' in message && message.tablegraph === 'shutdown';
 }
 
 /** Whether this process is a worker of a WORKERS > 1 primary. */

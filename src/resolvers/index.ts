@@ -1,9 +1,7 @@
 import type { Resolvers } from '../generated/graphql';
 import { DateScalar, DateTimeScalar, DecimalScalar, JSONScalar, LocalDateTimeScalar, LocalTimeScalar } from '../scalars';
 import { Check } from './Check';
-import { Customer } from './Customer';
 import { EmployeePage } from './EmployeePage';
-import { Metafield } from './Metafield';
 import { Mutation } from './Mutation';
 import { OffDay } from './OffDay';
 import { PageInfo } from './PageInfo';
@@ -26,8 +24,6 @@ export const resolvers: Resolvers = {
   EmployeePage,
   PageInfo,
   Check,
-  Customer,
-  Metafield,
   OffDay,
   PaymentRequest,
 };

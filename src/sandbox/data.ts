@@ -37,7 +37,7 @@ function buildVenue(seed: VenueSeed, now: Date): TenantState {
   const [storeId, propertyId, enterpriseId] = [ids.uuid(), ids.uuid(), ids.uuid()];
   const revenueCenters = seed.revenueCenters.map((rc) => ({ id: ids.uuid(), name: rc.name }));
   const tables = seed.revenueCenters.flatMap((rc, i) =>
-    rc.tables.map((t) => ({ id: ids.uuid(), name: t.name, revenue_center_id: revenueCenters[i]!.id, capacity: t.capacity })));
+    rc.tables.map((t) => ({ id: ids.uuid(), name: t.name, revenue_center_id: revenueCenters[i].id, capacity: t.capacity })));
   const staff = buildEmployees(seed, stream('employees'), propertyId, now);
   const { customers, profiles } = buildCustomers(seed, stream('customers'), enterpriseId, now);
   const plan = planVenue(seed, tables, revenueCenters.map((rc) => rc.id), now);

@@ -31,8 +31,8 @@ export function sampleValues(state: SandboxState): Array<[label: string, value: 
   const table = tenant.tables.find((t) => t.id === lt.tableIds[0]);
   return [
     ['BUSY_DATE', `${lt.busyDate(state)}  (${lt.busyDateReservationCount} reservations at La Terrazza)`],
-    [`revenue center (${roomOf(lt.revenueCenterIds[0]!)})`, lt.revenueCenterIds[0]!],
-    [`table (${table?.name ?? ''}, ${roomOf(table?.revenue_center_id ?? '')})`, lt.tableIds[0]!],
+    [`revenue center (${roomOf(lt.revenueCenterIds[0])})`, lt.revenueCenterIds[0]],
+    [`table (${table?.name ?? ''}, ${roomOf(table?.revenue_center_id ?? '')})`, lt.tableIds[0]],
     ['check (open)', lt.openCheckId],
     ['check (closed)', lt.closedCheckId],
     ['reservation with that open check', lt.reservationWithCheckId],

@@ -70,7 +70,7 @@ export async function startFaultProxy(options: FaultProxyOptions = {}): Promise<
     stats.calls += 1;
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
-    const fault = fateOf(method, url, url.split('?')[0]!);
+    const fault = fateOf(method, url, url.split('?')[0]);
     if (fault) stats.faults[fault] += 1;
     if (fault === 'reset') return void req.socket.destroy();
     if (fault === 'hang') return;
@@ -157,7 +157,7 @@ async function forward(pool: Pool, req: IncomingMessage, method: string, path: s
     if (typeof value === 'string') headers[name] = value;
   }
   const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
-  const res = await pool.request({ method: method as 'GET', path, headers, body });
+  const res = await pool.request({ method: method, path, headers, body });
   const contentType = res.headers['content-type'];
   return { status: res.statusCode, contentType: typeof contentType === 'string' ? contentType : undefined, body: Buffer.from(await res.body.arrayBuffer()) };
 }

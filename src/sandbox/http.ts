@@ -57,12 +57,12 @@ export function createJsonServer(service: RecordedRequest['service'], handle: Sa
   const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const respond = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const raw = await readBody(req, maxBytes);
-    const parsed = raw === 'too-large' ? undefined : parseJson(raw);
+    const parsed = raw === TOO_LARGE ? undefined : parseJson(raw);
     const body = typeof parsed === 'object' ? parsed.value : undefined;
     options.record?.({ service, method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body });
     if (options.delayMs) await sleep(options.delayMs);
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
-    const reply = raw === 'too-large'
+    const reply = raw === TOO_LARGE
       ? errorReply(413, 'Request body is too large', 413)
       : handle({
         method: req.method ?? 'GET', pathname: url.pathname, query: url.searchParams, headers: req.headers,
@@ -92,8 +92,11 @@ function send(res: ServerResponse, reply: SandboxReply): void {
   }).end(text);
 }
 
+/** What readBody gives for a body past its bound. */
+const TOO_LARGE: unique symbol = Symbol('too large');
+
 /** The body as text; past maxBytes the rest is drained unread so the connection stays usable. */
-function readBody(req: IncomingMessage, maxBytes: number): Promise<string | 'too-large'> {
+function readBody(req: IncomingMessage, maxBytes: number): Promise<string | typeof TOO_LARGE> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -102,7 +105,7 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<string | 'too
       if (size <= maxBytes) chunks.push(chunk);
     });
     // 'close' also ends a request the client aborted; its reply then goes nowhere (send checks).
-    const finish = () => resolve(size > maxBytes ? 'too-large' : Buffer.concat(chunks).toString('utf8'));
+    const finish = () => resolve(size > maxBytes ? TOO_LARGE : Buffer.concat(chunks).toString('utf8'));
     req.on('end', finish);
     req.on('close', finish);
     req.on('error', reject);

@@ -21,7 +21,7 @@ export interface TrustedDocumentsOptions {
 /** What the gateway wires: the documents for Apollo's document store, and the route's step. */
 export interface TrustedDocuments {
   /** Parses, validates and limit-checks every trusted document once; throws naming each invalid one. */
-  pin(validation: DocumentValidation): ReadonlyMap<string, DocumentNode>;
+  pin: (validation: DocumentValidation) => ReadonlyMap<string, DocumentNode>;
   readonly step: GraphqlStep;
 }
 

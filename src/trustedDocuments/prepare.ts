@@ -33,7 +33,7 @@ export function prepareDocuments(operations: ReadonlyMap<string, ManifestOperati
       continue;
     }
     const operation = getOperationAST(document, op.name);
-    if (!operation || operation.operation !== op.type) {
+    if (!operation || String(operation.operation) !== op.type) {
       problems.push(`${describe(op)}: the body has no ${op.type} named ${op.name}`);
       continue;
     }

@@ -37,16 +37,15 @@ export function isWellFormedId(id: string): boolean {
 /** `extensions.persistedQuery.sha256Hash` of a version-1 persisted query; other versions are Apollo's to refuse. */
 function persistedQueryOf(extensions: unknown): string | undefined {
   if (typeof extensions !== 'object' || extensions === null) return undefined;
-  const persisted = (extensions as { persistedQuery?: unknown }).persistedQuery;
-  if (typeof persisted !== 'object' || persisted === null) return undefined;
-  const { version, sha256Hash } = persisted as { version?: unknown; sha256Hash?: unknown };
-  return version === 1 && typeof sha256Hash === 'string' ? sha256Hash : undefined;
+  const persisted = 'persistedQuery' in extensions ? extensions.persistedQuery : undefined;
+  if (typeof persisted !== 'object' || persisted === null || !('version' in persisted) || !('sha256Hash' in persisted)) return undefined;
+  return persisted.version === 1 && typeof persisted.sha256Hash === 'string' ? persisted.sha256Hash : undefined;
 }
 
 /** The extensions without `persistedQuery` (undefined when nothing else is left). */
 export function withoutPersistedQuery(extensions: unknown): Record<string, unknown> | undefined {
   if (typeof extensions !== 'object' || extensions === null) return undefined;
-  const rest: Record<string, unknown> = { ...(extensions as Record<string, unknown>) };
+  const rest: Record<string, unknown> = { ...extensions };
   delete rest.persistedQuery;
   return Object.keys(rest).length > 0 ? rest : undefined;
 }

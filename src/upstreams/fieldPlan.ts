@@ -69,7 +69,7 @@ function buildPlan(schema: AnyObject, key: string): FieldPlan {
   if (!declared) throw new Error(`no upstream field ${key} is declared`);
   const nullable = declared instanceof z.ZodNullable;
   const inner = (nullable ? (declared as z.ZodNullable<z.ZodType>).unwrap() : declared) as z.ZodType;
-  if (inner instanceof z.ZodObject) return { kind: 'object', schema: inner as AnyObject, plans: tableFor(inner as AnyObject), nullable, expected: 'an object' };
+  if (inner instanceof z.ZodObject) return { kind: 'object', schema: inner, plans: tableFor(inner), nullable, expected: 'an object' };
   if (inner instanceof z.ZodArray && inner.element instanceof z.ZodObject) {
     const element = inner.element as AnyObject;
     return { kind: 'list', schema: element, plans: tableFor(element), nullable, expected: 'an array of objects' };

@@ -1,31 +1,26 @@
 import type { Config, UpstreamConfig } from '../config';
 import type { Upstreams } from '../context';
-import type { ServiceName, UpstreamError } from '../errors';
 import type { Logger } from '../logger';
-import { UpstreamHttp, type UpstreamCallRecord } from './http';
-import type { CircuitStateName } from './resilience';
+import type { UpstreamEvents } from './events';
+import { UpstreamHttp } from './http';
+import type { ServiceName } from './serviceName';
 
-/** What the upstream transports report as they work: every call, circuit changes, retries. */
-export interface UpstreamHooks {
-  onCall?: (record: UpstreamCallRecord) => void;
-  onCircuitStateChange?: (service: ServiceName, state: CircuitStateName) => void;
-  onRetry?: (service: ServiceName, attempt: number, delayMs: number, error: UpstreamError) => void;
-}
+export { combineEvents, type UpstreamEvents } from './events';
 
 /** The long-lived transports, one per service, each with its own pool and resilience policies. */
-export function createUpstreams(config: Config, hooks: UpstreamHooks = {}): Upstreams {
+export function createUpstreams(config: Config, events: UpstreamEvents = {}): Upstreams {
   const make = (service: ServiceName, upstream: UpstreamConfig) =>
     new UpstreamHttp({
       service,
       ...upstream,
-      onCall: hooks.onCall,
-      resilience: { ...upstream.resilience, onCircuitStateChange: hooks.onCircuitStateChange, onRetry: hooks.onRetry },
+      onCall: events.onCall,
+      resilience: { ...upstream.resilience, onCircuitStateChange: events.onCircuitStateChange, onRetry: events.onRetry },
     });
   return { reservation: make('reservation', config.reservation), pos: make('pos', config.pos) };
 }
 
 /** Logs what an operator needs to see of the upstreams: circuit changes and retries. */
-export function loggingHooks(logger: Logger): UpstreamHooks {
+export function loggingHooks(logger: Logger): UpstreamEvents {
   return {
     onCircuitStateChange: (service, state) => {
       const log = state === 'closed' ? logger.info.bind(logger) : logger.warn.bind(logger);

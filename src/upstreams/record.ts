@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { UpstreamError, type ServiceName } from '../errors';
+import { UpstreamError } from '../errors/UpstreamError';
+import type { ServiceName } from './serviceName';
 import { isPlainObject, jsonType, onNewTable, planOf, receivedOf, tableFor, type PlanTable, type Shape } from './fieldPlan';
 
 export type { Shape } from './fieldPlan';
-export { jsonType, withFastCheck, type FastCheck } from './fieldPlan';
+export { jsonType } from './fieldPlan';
 
 /**
  * An upstream record read field by field (STYLE.md habit 10). The zod schema of a record stays its one declaration,
@@ -29,7 +30,7 @@ export interface DeviationSink {
   report(deviation: Deviation): void;
 }
 
-/** What a record reader is given for a body that is not JSON at all (src/upstreams/http.ts). */
+/** What a record reader is given for a body that is not JSON at all (src/upstreams/answer.ts). */
 export const NOT_JSON: unique symbol = Symbol('not JSON');
 
 /** The answer a record came in. */

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ServiceName } from '../errors';
+import type { ServiceName } from './serviceName';
 import type { CallScope } from './http';
 import { UpstreamRecord, type DeviationSink, type Shape } from './record';
 

@@ -9,8 +9,11 @@ import {
   type IBackoffFactory,
   type IRetryBackoffContext,
 } from 'cockatiel';
-import { UpstreamError, type ServiceName } from '../errors';
+import { UpstreamError } from '../errors/UpstreamError';
+import type { ServiceName } from './serviceName';
 import { CircuitOpenError, SamplingCircuitBreaker, type BreakerOptions, type BreakerOutcome, type CircuitStateName } from './circuitBreaker';
+import { deadlineError } from './deadlineError';
+import type { UpstreamEvents } from './events';
 import { RetryBudget } from './retryBudget';
 
 export type { BreakerOptions, CircuitStateName } from './circuitBreaker';
@@ -37,15 +40,12 @@ export interface BulkheadOptions {
   maxQueued: number;
 }
 
-export interface ResilienceOptions {
+/** The policies of one upstream; told of circuit changes (the log line, the metric) and of each retry. */
+export interface ResilienceOptions extends Pick<UpstreamEvents, 'onCircuitStateChange' | 'onRetry'> {
   service: ServiceName;
   retry: RetryOptions;
   breaker: BreakerOptions;
   bulkhead: BulkheadOptions;
-  /** Told when the circuit changes state: for the log line and the metric. */
-  onCircuitStateChange?: (service: ServiceName, state: CircuitStateName) => void;
-  /** Told of each retry and its wait. */
-  onRetry?: (service: ServiceName, attempt: number, delayMs: number, error: UpstreamError) => void;
   random?: () => number;
 }
 
@@ -138,10 +138,6 @@ export function breakerOutcome(err: unknown): BreakerOutcome {
   const failed =
     err.failure === 'timeout' || (err.failure === 'unavailable' && err.connectionFailed) || (err.failure === 'status' && (err.status ?? 0) >= 500);
   return failed ? 'failure' : 'success';
-}
-
-export function deadlineError(service: ServiceName): UpstreamError {
-  return new UpstreamError(service, 'timeout', { detail: "the request's time budget ran out", deadlineExceeded: true });
 }
 
 /** Exponential backoff with full jitter; an upstream's `Retry-After` wins; never past the request's deadline. */

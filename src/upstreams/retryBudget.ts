@@ -19,7 +19,7 @@ export class RetryBudget {
   }
 
   recordRequest(): void {
-    this.requests[this.slot()]!++;
+    this.requests[this.slot()]++;
   }
 
   /** Takes one retry from the budget if there is one left. */
@@ -27,7 +27,7 @@ export class RetryBudget {
     const slot = this.slot();
     const allowed = this.minPerSecond * this.windowSeconds + this.ratio * sum(this.requests);
     if (sum(this.retries) + 1 > allowed) return false;
-    this.retries[slot]!++;
+    this.retries[slot]++;
     return true;
   }
 

@@ -69,4 +69,3 @@ export const UpstreamErrorBody = z.object({
     .array(z.object({ message: z.string().optional(), code: z.union([z.number(), z.string()]).optional() }))
     .min(1),
 });
-export type UpstreamErrorBodyDto = z.infer<typeof UpstreamErrorBody>;

@@ -23,7 +23,7 @@ export class SlidingWindow {
 
   record(failed: boolean): void {
     const epoch = Math.floor(this.now() / this.sliceMs);
-    const slice = this.slices[epoch % SLICES]!;
+    const slice = this.slices[epoch % SLICES];
     if (slice.epoch !== epoch) {
       slice.epoch = epoch;
       slice.calls = slice.failures = 0;

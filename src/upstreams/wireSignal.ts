@@ -17,7 +17,7 @@ export class WireMark {
  */
 export const markWhenWritten: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => {
   // `request()` hands its options to `dispatch` as given, `opaque` included, though DispatchOptions does not type it.
-  const mark = (opts as { opaque?: unknown }).opaque;
+  const mark = 'opaque' in opts ? opts.opaque : undefined;
   return mark instanceof WireMark ? dispatch(opts, new WireSignalHandler(handler, mark)) : dispatch(opts, handler);
 };
 

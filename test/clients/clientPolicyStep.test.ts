@@ -49,7 +49,7 @@ const partner = (name: keyof typeof KEYS, venue = LA_TERRAZZA) => ({ ...venue, '
 function item(header: string | null, name: string): Record<string, number> {
   const member = (header ?? '').split(',').map((m) => m.trim()).find((m) => m.startsWith(`"${name}";`));
   if (!member) throw new Error(`no "${name}" in ${header}`);
-  return Object.fromEntries(member.split(';').slice(1).map((p) => [p.split('=')[0]!, Number(p.split('=')[1])]));
+  return Object.fromEntries(member.split(';').slice(1).map((p) => [p.split('=')[0], Number(p.split('=')[1])]));
 }
 
 describe('clientPolicyStep', () => {
@@ -93,9 +93,9 @@ describe('clientPolicyStep', () => {
       expect(first.body.errors).toBeUndefined();
       expect(item(first.headers.get('ratelimit-policy'), 'requests')).toEqual({ q: 100, w: 2 });
       expect(item(first.headers.get('ratelimit-policy'), 'upstream-calls')).toEqual({ q: 300, w: 60 });
-      expect(item(second.headers.get('ratelimit'), 'requests').r).toBe(item(first.headers.get('ratelimit'), 'requests').r! - 1);
+      expect(item(second.headers.get('ratelimit'), 'requests').r).toBe(item(first.headers.get('ratelimit'), 'requests').r - 1);
       // Each check query made one upstream call, charged after execution.
-      expect(item(second.headers.get('ratelimit'), 'upstream-calls').r).toBe(item(first.headers.get('ratelimit'), 'upstream-calls').r! - 1);
+      expect(item(second.headers.get('ratelimit'), 'upstream-calls').r).toBe(item(first.headers.get('ratelimit'), 'upstream-calls').r - 1);
     });
 
     it('never forwards the key upstream', async () => {
@@ -108,7 +108,7 @@ describe('clientPolicyStep', () => {
       const answers = [];
       for (let i = 0; i < 4; i++) answers.push(await stack.gql(CHECK_QUERY, undefined, partner('slow')));
       expect(answers.slice(0, 3).map((a) => a.status)).toEqual([200, 200, 200]);
-      const refused = answers[3]!;
+      const refused = answers[3];
       expect(refused.status).toBe(429);
       expect(refused.body.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);

@@ -42,7 +42,7 @@ async function ask(gateway: Gateway, partner: Partner | 'unknown', query = CHECK
     (res.headers.get('ratelimit') ?? '')
       .split(',')
       .filter(Boolean)
-      .map((m) => [/"([^"]+)"/.exec(m)![1]!, Number(/;r=(\d+)/.exec(m)![1])]),
+      .map((m) => [/"([^"]+)"/.exec(m)![1], Number(/;r=(\d+)/.exec(m)![1])]),
   );
   return { status: res.status, code: body.errors?.[0]?.extensions?.code, remaining };
 }
@@ -120,7 +120,7 @@ withRedis('client budgets across two gateway processes sharing Redis', () => {
     for (const gateway of [a, b, a, b, a, b]) answers.push(await ask(gateway, 'shared'));
     expect(answers.map((x) => x.status)).toEqual([200, 200, 200, 200, 200, 429]);
     expect(answers.slice(0, 5).map((x) => x.remaining.requests)).toEqual([4, 3, 2, 1, 0]);
-    expect(answers[5]!.code).toBe('RATE_LIMITED');
+    expect(answers[5].code).toBe('RATE_LIMITED');
   });
 
   it('keeps two clients\' budgets apart', async () => {
@@ -160,7 +160,7 @@ withRedis('client budgets across two gateway processes sharing Redis', () => {
     for (let i = 0; i < 6; i++) onA.push(await ask(a, 'resilient'));
     // A's share is 5 of the 10: then refused, with the contract's code, never a 5xx.
     expect(onA.map((x) => x.status)).toEqual([200, 200, 200, 200, 200, 429]);
-    expect(onA[5]!.code).toBe('RATE_LIMITED');
+    expect(onA[5].code).toBe('RATE_LIMITED');
     // B keeps its own share meanwhile.
     expect((await ask(b, 'resilient')).status).toBe(200);
 

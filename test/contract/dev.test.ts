@@ -22,7 +22,7 @@ describe('npm run dev', () => {
       expect(output).toContain(`Explorer:  http://127.0.0.1:${port}/graphql`);
       expect(output).toContain(SANDBOX_CREDENTIALS.laTerrazza['Pos-Access-Token']);
       expect(output).toContain(SANDBOX_CREDENTIALS.bistroNord['Pos-Access-Token']);
-      for (const id of [SAMPLE.laTerrazza.revenueCenterIds[0]!, SAMPLE.laTerrazza.tableIds[0]!, SAMPLE.laTerrazza.openCheckId, SAMPLE.laTerrazza.paymentRequestId]) {
+      for (const id of [SAMPLE.laTerrazza.revenueCenterIds[0], SAMPLE.laTerrazza.tableIds[0], SAMPLE.laTerrazza.openCheckId, SAMPLE.laTerrazza.paymentRequestId]) {
         expect(output).toContain(id);
       }
       expect(output).toMatch(/BUSY_DATE\s+\d{4}-\d{2}-\d{2}/);

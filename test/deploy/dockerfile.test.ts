@@ -14,7 +14,7 @@ function instructions(text: string): Array<{ op: string; args: string }> {
     .filter((l) => l !== '' && !l.startsWith('#'))
     .map((l) => {
       const [op, ...rest] = l.split(/\s+/);
-      return { op: op!.toUpperCase(), args: rest.join(' ') };
+      return { op: op.toUpperCase(), args: rest.join(' ') };
     });
 }
 
@@ -26,16 +26,16 @@ describe('Dockerfile', () => {
     if (step.op === 'FROM') stages.push([]);
     stages[stages.length - 1]?.push(step);
   }
-  const runtime = stages[stages.length - 1]!;
+  const runtime = stages[stages.length - 1];
   const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
 
   it('builds in one stage and runs from another, both on a supported Node LTS', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
-    for (const stage of stages) expect(stage[0]!.args).toMatch(/^node:(22|24)[-.\w]*( AS \w+)?$/i);
+    for (const stage of stages) expect(stage[0].args).toMatch(/^node:(22|24)[-.\w]*( AS \w+)?$/i);
   });
 
   it('installs with npm ci and builds with npm run build', () => {
-    const build = stages[0]!.filter((s) => s.op === 'RUN').map((s) => s.args);
+    const build = stages[0].filter((s) => s.op === 'RUN').map((s) => s.args);
     expect(build.some((a) => /^npm ci\b/.test(a))).toBe(true);
     expect(build).toContain('npm run build');
   });

@@ -31,7 +31,7 @@ describe('deploy/ (Kubernetes manifests)', () => {
   const one = (kind: string): Manifest => {
     const found = manifests.filter((m) => m.kind === kind);
     expect(found).toHaveLength(1);
-    return found[0]!;
+    return found[0];
   };
   const deployment = one('Deployment');
   const configMap = one('ConfigMap');
@@ -44,7 +44,7 @@ describe('deploy/ (Kubernetes manifests)', () => {
   });
 
   it('lists every manifest in the kustomization, and nothing else', () => {
-    const kustomization = parseAllDocuments(readFileSync(join(DEPLOY, 'kustomization.yaml'), 'utf8'))[0]!.toJS() as { resources: string[] };
+    const kustomization = parseAllDocuments(readFileSync(join(DEPLOY, 'kustomization.yaml'), 'utf8'))[0].toJS() as { resources: string[] };
     const files = [...new Set(manifests.map((m) => m.file))].sort();
     expect([...kustomization.resources].sort()).toEqual(files);
   });

@@ -118,7 +118,7 @@ describe('createFormatError', () => {
     /** The first error graphql-js gives for the operation, formatted as Apollo hands it over (BAD_USER_INPUT). */
     async function coercionError(source: string, variableValues: Record<string, unknown>): Promise<[GraphQLFormattedError, GraphQLError]> {
       const { errors } = await graphql({ schema, source, variableValues });
-      const error = errors![0]!;
+      const error = errors![0];
       return [{ ...error.toJSON(), extensions: { code: 'BAD_USER_INPUT' } }, error];
     }
 

@@ -1,9 +1,9 @@
 import type { GatewayExecutor, GatewayGraphQLRequestContext } from '@apollo/server-gateway-interface';
 import { getOperationAST, parse } from 'graphql';
-import { buildExecutableSchema, jitExecution, type JitExecution } from '../../src/execution/jitExecution';
+import { jitExecution, type JitExecution } from '../../src/execution/jitExecution';
 import { resolvers } from '../../src/resolvers';
 import { createSampleState, SAMPLE } from '../../src/sandbox';
-import { loadTypeDefs } from '../../src/schema';
+import { buildExecutableSchema, loadTypeDefs } from '../../src/schema';
 import { Check } from '../../src/upstreams/pos/dto';
 import { UpstreamRecord } from '../../src/upstreams/record';
 import { startStack, type Stack } from '../support/stack';
@@ -24,12 +24,12 @@ function requestFor(query: string, variables: Record<string, unknown> = {}): Gat
     operation: getOperationAST(document)!,
     operationName: null,
     request: { variables },
-    context: { config: { posTimestampUnit: 's' }, loaders: { checkById: { load: async () => check } } },
+    context: { loaders: { checkById: { load: async () => check } } },
   } as unknown as GatewayGraphQLRequestContext;
 }
 
 async function executorOf(execution: JitExecution): Promise<GatewayExecutor> {
-  const { executor } = await execution.load({ apollo: { key: undefined, keyHash: undefined, graphRef: undefined } } as never);
+  const { executor } = await execution.load({ apollo: { key: undefined, keyHash: undefined, graphRef: undefined } });
   return executor!;
 }
 
@@ -43,7 +43,7 @@ describe('jitExecution', () => {
     const answers = [];
     for (let i = 0; i < 4; i++) answers.push(await execute(request));
     expect(execution.stats()).toEqual({ compiledDocuments: 1, compiledRuns: 2, interpretedRuns: 2 });
-    expect(answers[0]!.errors).toBeUndefined();
+    expect(answers[0].errors).toBeUndefined();
     for (const answer of answers) expect(answer).toEqual(answers[0]);
   });
 

@@ -83,8 +83,8 @@ describe('refusals of a client document', () => {
       expect(res.status).toBe(status);
       const answer = (await res.json()) as { data?: unknown; errors: Array<{ message: string; extensions: { code: string } }> };
       expect(answer.data).toBeUndefined();
-      expect(answer.errors[0]!.extensions.code).toBe(code);
-      expect(answer.errors[0]!.message).toMatch(message);
+      expect(answer.errors[0].extensions.code).toBe(code);
+      expect(answer.errors[0].message).toMatch(message);
       if (code !== 'GRAPHQL_PARSE_FAILED') expect(answer.errors.every((e) => !e.message.startsWith('Syntax Error'))).toBe(true);
       expect(stack.sandbox.requests).toHaveLength(0);
     });

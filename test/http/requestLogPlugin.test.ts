@@ -42,7 +42,7 @@ describe('the logs', () => {
       );
       const lines = linesOf(stack, 'graphql request', 'log-mixed-1');
       expect(lines).toHaveLength(1);
-      const line = lines[0]!;
+      const line = lines[0];
       expect(line).toMatchObject({ level: 30, operationName: 'Mixed', outcome: 'partial', errorCodes: ['NOT_FOUND'] });
       expect(line.durationMs).toEqual(expect.any(Number));
       const calls = line.upstreamCalls as LogLine[];
@@ -77,7 +77,7 @@ describe('the logs', () => {
       const broken = await startStack({ env: { POS_BASE_URL: `http://127.0.0.1:${await closedPort()}` } });
       try {
         await broken.gql(`{ employees { nodes { id } } }`, undefined, { ...LA_TERRAZZA, 'x-request-id': 'log-down-1' });
-        const request = linesOf(broken, 'graphql request', 'log-down-1')[0]!;
+        const request = linesOf(broken, 'graphql request', 'log-down-1')[0];
         expect(request).toMatchObject({ outcome: 'error', errorCodes: ['UPSTREAM_UNAVAILABLE'] });
         // One line per attempt that failed (a retried GET makes several), each with the request's id.
         const failures = linesOf(broken, 'upstream call failed', 'log-down-1');

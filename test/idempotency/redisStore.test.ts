@@ -41,7 +41,7 @@ withRedis('RedisIdempotencyStore', () => {
     const results = await Promise.all(Array.from({ length: 30 }, (_, i) => store.take(k, `fp-${i}`, 5000)));
     const taken = results.filter((r) => r.state === 'taken');
     expect(taken).toHaveLength(1);
-    const winner = results.indexOf(taken[0]!);
+    const winner = results.indexOf(taken[0]);
     for (const r of results.filter((r) => r.state !== 'taken')) expect(r).toEqual({ state: 'running', fingerprint: `fp-${winner}` });
   });
 

@@ -195,7 +195,7 @@ withRedis('idempotency across replicas', () => {
     const open = await send(b, `gone-${randomUUID()}`, { input: input('Ada') }, { ...LA_TERRAZZA, 'x-request-id': 'idem-fail-open' });
     expect([open.status, codeOf(open)]).toEqual([200, undefined]);
     expect(upstream.posts()).toBe(before + 2);
-    const line = await eventually(() => gateways[1]!.logs().some((l) => l.requestId === 'idem-fail-open' && l.idempotency === 'unguarded'));
+    const line = await eventually(() => gateways[1].logs().some((l) => l.requestId === 'idem-fail-open' && l.idempotency === 'unguarded'));
     expect(line).toBe(true);
     const metrics = await (await fetch(`${b}/metrics`)).text();
     expect(metrics).toMatch(/^tablegraph_idempotency_requests_total\{outcome="unguarded"\} 1$/m);

@@ -1,4 +1,4 @@
-import { buildSchema, parse, type OperationDefinitionNode } from 'graphql';
+import { Kind, buildSchema, parse, type OperationDefinitionNode } from 'graphql';
 import { actualCost } from '../../src/limits/actualCost';
 import { readCostDirectives } from '../../src/limits/costDirectives';
 import { DEFAULT_LIST_SIZE, estimateCost } from '../../src/limits/costEstimate';
@@ -10,7 +10,7 @@ const schema = buildSchema(loadTypeDefs());
 
 function estimate(query: string, variables: Record<string, unknown> = {}) {
   const document = parse(query);
-  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === 'OperationDefinition')!;
+  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
   return estimateCost({ schema, document, operation, variables });
 }
 
@@ -53,7 +53,7 @@ describe('estimateCost', () => {
   });
 
   it('refuses an operation that gives no slicing argument to a list that requires one', () => {
-    const strict = buildSchema(`${loadTypeDefs().split('type Query {')[0]}
+    const strict = buildSchema(`${loadTypeDefs().replace(/^"[^\n]*"\ntype Query \{[\s\S]*?^\}$/m, '')}
       type Query { list(first: Int, last: Int): [Int] @listSize(slicingArguments: ["first", "last"]) }`);
     const document = parse('{ list }');
     const operation = document.definitions[0] as OperationDefinitionNode;

@@ -12,7 +12,7 @@ const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/;
 function traceparentOf(header: string | string[] | undefined): { traceId: string; parentId: string } {
   const match = TRACEPARENT.exec(String(header));
   if (!match) throw new Error(`not a traceparent: ${String(header)}`);
-  return { traceId: match[1]!, parentId: match[2]! };
+  return { traceId: match[1], parentId: match[2] };
 }
 
 describe('tracing', () => {
@@ -31,8 +31,8 @@ describe('tracing', () => {
     it('still sends upstream a new, well-formed, unsampled trace context, and writes no trace ids', async () => {
       await stack.gql(`{ check(id: "${SAMPLE.laTerrazza.openCheckId}") { id } }`);
       const [request] = stack.sandbox.requests;
-      expect(request!.headers.traceparent).toMatch(/^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-00$/);
-      expect(request!.headers.tracestate).toBeUndefined();
+      expect(request.headers.traceparent).toMatch(/^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-00$/);
+      expect(request.headers.tracestate).toBeUndefined();
       expect(stack.logs.some((l) => l.includes('traceId'))).toBe(false);
     });
 
@@ -58,11 +58,11 @@ describe('tracing', () => {
         tracestate: 'congo=t61rcWkgMzE',
       });
       const [request] = stack.sandbox.requests;
-      const { traceId, parentId } = traceparentOf(request!.headers.traceparent);
+      const { traceId, parentId } = traceparentOf(request.headers.traceparent);
       expect(traceId).not.toBe(clientTrace);
       expect(parentId).not.toBe(clientSpan);
-      expect(request!.headers.traceparent).toMatch(/-00$/);
-      expect(request!.headers.tracestate).toBeUndefined();
+      expect(request.headers.traceparent).toMatch(/-00$/);
+      expect(request.headers.tracestate).toBeUndefined();
     });
 
     it("never gives one request's upstream calls another concurrent request's trace", async () => {
@@ -112,7 +112,7 @@ describe('tracing', () => {
       expect(res.body.errors).toBeUndefined();
 
       expect(operationSpans()).toHaveLength(1);
-      const operation = operationSpans()[0]!;
+      const operation = operationSpans()[0];
       expect(operation.name).toBe('query Booking');
       expect(operation.attributes).toMatchObject({ 'graphql.operation.name': 'Booking', 'graphql.operation.type': 'query', 'tablegraph.outcome': 'success' });
       expect(operation.resource.attributes['service.name']).toBe('tablegraph-test');
@@ -134,7 +134,7 @@ describe('tracing', () => {
 
     it("sends each upstream the W3C traceparent of its own call's span, in the operation's trace", async () => {
       await stack.gql(`query Booking($id: ID!) { reservation(id: $id) { id check { id } } }`, { id: SAMPLE.laTerrazza.reservationWithCheckId });
-      const operation = operationSpans()[0]!;
+      const operation = operationSpans()[0];
       expect(stack.sandbox.requests).toHaveLength(2);
       for (const request of stack.sandbox.requests) {
         const { traceId, parentId } = traceparentOf(request.headers.traceparent);
@@ -148,10 +148,10 @@ describe('tracing', () => {
       const clientTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
       const clientSpan = '00f067aa0ba902b7';
       await stack.gql(`query Staff { employees(perPage: 1) { nodes { id } } }`, undefined, { ...LA_TERRAZZA, traceparent: `00-${clientTrace}-${clientSpan}-01` });
-      const operation = operationSpans()[0]!;
+      const operation = operationSpans()[0];
       expect(operation.spanContext().traceId).toBe(clientTrace);
       expect(operation.parentSpanContext?.spanId).toBe(clientSpan);
-      const upstream = traceparentOf(stack.sandbox.requests[0]!.headers.traceparent);
+      const upstream = traceparentOf(stack.sandbox.requests[0].headers.traceparent);
       expect(upstream.traceId).toBe(clientTrace);
       expect(upstream.parentId).not.toBe(clientSpan);
     });
@@ -163,16 +163,16 @@ describe('tracing', () => {
 
     it('marks a failed upstream call as an error with its status', async () => {
       await stack.gql(`query Missing { check(id: "${SAMPLE.unknownId}") { id } }`);
-      const call = upstreamSpans()[0]!;
+      const call = upstreamSpans()[0];
       expect(call.status.code).toBe(SpanStatusCode.ERROR);
       expect(call.attributes).toMatchObject({ 'http.response.status_code': 404, 'error.type': '404' });
-      expect(operationSpans()[0]!.attributes).toMatchObject({ 'tablegraph.outcome': 'error', 'tablegraph.error_codes': ['NOT_FOUND'] });
+      expect(operationSpans()[0].attributes).toMatchObject({ 'tablegraph.outcome': 'error', 'tablegraph.error_codes': ['NOT_FOUND'] });
     });
 
     it("writes the trace id into the request's log lines", async () => {
       await stack.gql(`query Staff { employees(perPage: 1) { nodes { id } } }`, undefined, { ...LA_TERRAZZA, 'x-request-id': 'traced-1' });
       const line = stack.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.requestId === 'traced-1' && l.msg === 'graphql request');
-      expect(line?.traceId).toBe(operationSpans()[0]!.spanContext().traceId);
+      expect(line?.traceId).toBe(operationSpans()[0].spanContext().traceId);
     });
   });
 
@@ -227,7 +227,7 @@ describe('tracing', () => {
       expect(payload).toContain('"stringValue":"tablegraph-process-test"');
       expect(payload).toContain('"name":"query Staff"');
       expect(payload).toContain('"name":"GET /employees"');
-      const { traceId } = traceparentOf(sandbox.requests[0]!.headers.traceparent);
+      const { traceId } = traceparentOf(sandbox.requests[0].headers.traceparent);
       expect(payload).toContain(`"traceId":"${traceId}"`);
     }, 30_000);
   });

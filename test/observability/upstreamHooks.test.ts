@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { UpstreamError } from '../../src/errors';
 import { createLogger } from '../../src/logger';
 import { GatewayMetrics } from '../../src/observability/metrics';
-import { combineHooks, observabilityHooks } from '../../src/observability/upstreamHooks';
+import { observabilityHooks } from '../../src/observability/upstreamHooks';
 
 function quietLogger() {
   const lines: string[] = [];
@@ -32,19 +32,5 @@ describe('observabilityHooks', () => {
     const metrics = new GatewayMetrics({ defaultMetrics: false });
     observabilityHooks(metrics, quietLogger().logger).onCircuitStateChange('reservation', 'open');
     expect((await metrics.render()).text).toContain('tablegraph_upstream_circuit_state{service="reservation"} 2');
-  });
-});
-
-describe('combineHooks', () => {
-  it('calls both listeners of an event both sets listen to, and keeps the others', () => {
-    const calls: string[] = [];
-    const combined = combineHooks(
-      { onCircuitStateChange: (s: string) => calls.push(`log ${s}`), onRetry: () => calls.push('retry') },
-      { onCircuitStateChange: (s: string) => calls.push(`gauge ${s}`), onCall: () => calls.push('call') },
-    );
-    combined.onCircuitStateChange('pos');
-    combined.onRetry();
-    combined.onCall();
-    expect(calls).toEqual(['log pos', 'gauge pos', 'retry', 'call']);
   });
 });

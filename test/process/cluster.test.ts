@@ -55,7 +55,7 @@ describe('cluster', () => {
     expect(servedBy).toEqual(workers);
 
     // Each worker's heap is sized from its share of the memory: the old space given, plus V8's young generation.
-    const oldSpaceMiB = Number(workerHeapFlags(2, memoryBudgetBytes(), [])[0]!.split('=')[1]);
+    const oldSpaceMiB = Number(workerHeapFlags(2, memoryBudgetBytes(), [])[0].split('=')[1]);
     for (const line of gateway.logs().filter((l) => l.msg === 'gateway listening')) {
       const heap = line.heap as { limitMiB: number };
       expect(heap.limitMiB).toBeGreaterThanOrEqual(oldSpaceMiB);
@@ -95,7 +95,7 @@ describe('cluster', () => {
     gateway = spawn({ SHUTDOWN_DELAY_MS: '0' });
     const url = await ready(gateway);
     const [victim] = readyLines(gateway).map((l) => l.pid as number);
-    process.kill(victim!, 'SIGKILL');
+    process.kill(victim, 'SIGKILL');
 
     const replaced = await gateway.waitForLog('worker exited unexpectedly; starting another', 20_000);
     expect(replaced).toMatchObject({ workerPid: victim, signal: 'SIGKILL', restartInMs: expect.any(Number) });

@@ -10,7 +10,7 @@ describe('startSandbox', () => {
       await call(sandbox, 'reservation', 'PATCH', '/v1/reservation-payments', { headers: reservationToken('laTerrazza'), body: { id: SAMPLE.unknownId } });
       expect(held).toHaveLength(2);
       expect(held[0]).toMatchObject({ service: 'pos', method: 'GET', path: '/employees?per_page=5', body: undefined });
-      expect(held[0]!.headers).toMatchObject({ 'pos-access-token': 'sandbox-pos-token-bistro-nord', 'x-request-id': 'abc' });
+      expect(held[0].headers).toMatchObject({ 'pos-access-token': 'sandbox-pos-token-bistro-nord', 'x-request-id': 'abc' });
       expect(held[1]).toMatchObject({ service: 'reservation', method: 'PATCH', body: { id: SAMPLE.unknownId } });
       sandbox.resetRequests();
       expect(held).toHaveLength(0);

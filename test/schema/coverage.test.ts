@@ -4,8 +4,7 @@ import { CreateOffDayArgs } from '../../src/inputs/offDay';
 import { UpdatePaymentRequestArgs } from '../../src/inputs/paymentRequest';
 import { CreateCalendarReservationArgs, CreateReservationArgs } from '../../src/inputs/reservation';
 import { resolvers } from '../../src/resolvers';
-import { snakeCase } from '../../src/resolvers/snakeCase';
-import { loadTypeDefs } from '../../src/schema';
+import { loadTypeDefs, snakeCase } from '../../src/schema';
 import * as pos from '../../src/upstreams/pos/dto';
 import * as res from '../../src/upstreams/reservation/dto';
 
@@ -68,7 +67,7 @@ describe('schema coverage', () => {
     const type = schema.getType(name) as GraphQLNamedType;
     expect(isObjectType(type)).toBe(true);
     if (!isObjectType(type)) return;
-    const keys = Object.keys(objectOf(outputs[name]!).shape);
+    const keys = Object.keys(objectOf(outputs[name]).shape);
     const unresolved = Object.keys(type.getFields()).filter((f) => !explicit[name]?.[f] && !keys.includes(snakeCase(f)) && !keys.includes(f));
     expect(unresolved).toEqual([]);
   });
@@ -78,14 +77,14 @@ describe('schema coverage', () => {
     if (!isObjectType(type)) throw new Error(`${name} is not an object type`);
     const fields = Object.keys(type.getFields()).map(snakeCase);
     const renamed = Object.keys(explicit[name] ?? {});
-    const hidden = Object.keys(objectOf(outputs[name]!).shape).filter((k) => !fields.includes(k) && !renamed.some((r) => k.endsWith(snakeCase(r))));
+    const hidden = Object.keys(objectOf(outputs[name]).shape).filter((k) => !fields.includes(k) && !renamed.some((r) => k.endsWith(snakeCase(r))));
     expect(hidden).toEqual([]);
   });
 
   it.each(Object.keys(inputs))('validates every field of %s (nothing is dropped on the way upstream)', (name) => {
     const type = schema.getType(name);
     if (!isInputObjectType(type)) throw new Error(`${name} is not an input type`);
-    const keys = Object.keys(objectOf(inputs[name]!).shape);
+    const keys = Object.keys(objectOf(inputs[name]).shape);
     expect(Object.keys(type.getFields()).sort()).toEqual(keys.sort());
   });
 

@@ -48,14 +48,14 @@ describe('upstream refusals of the input', () => {
     reservationReply = (_req, res) => sendJson(res, 422, { errors: [{ message: 'Refused', code }] });
     const res = await stack.gql(UPDATE_PAYMENT, { i: { id: randomUUID(), amount: '125.50', expirationTime: 48 } });
     expect(res.body.errors).toHaveLength(1);
-    expect(res.body.errors![0]!.extensions).toEqual({ code: 'BAD_USER_INPUT', field, upstream: { service: 'reservation', status: 422, code, reason } });
+    expect(res.body.errors![0].extensions).toEqual({ code: 'BAD_USER_INPUT', field, upstream: { service: 'reservation', status: 422, code, reason } });
   });
 
   it('names no field for a refusal whose code is about no field', async () => {
     reservationReply = (_req, res) => sendJson(res, 422, { errors: [{ message: 'Payment link extension is not enabled', code: 832 }] });
     const res = await stack.gql(UPDATE_PAYMENT, { i: { id: randomUUID(), amount: 20 } });
-    expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'FEATURE_DISABLED' });
-    expect(res.body.errors![0]!.extensions).not.toHaveProperty('field');
+    expect(res.body.errors![0].extensions).toMatchObject({ code: 'FEATURE_DISABLED' });
+    expect(res.body.errors![0].extensions).not.toHaveProperty('field');
   });
 });
 
@@ -69,13 +69,13 @@ describe('variable coercion errors', () => {
   ])('names the input path of %s in extensions.field, before any upstream call', async (_what, variables, field) => {
     const res = await stack.gql(UPDATE_PAYMENT, variables);
     expect(res.body.errors).toHaveLength(1);
-    expect(res.body.errors![0]!.extensions).toEqual({ code: 'BAD_USER_INPUT', field });
+    expect(res.body.errors![0].extensions).toEqual({ code: 'BAD_USER_INPUT', field });
     expect(reservation.requests).toHaveLength(0);
   });
 
   it('names the argument an Int variable feeds when given a fraction', async () => {
     const res = await stack.gql(`query($p: Int) { employees(page: $p) { nodes { id } } }`, { p: 1.5 });
-    expect(res.body.errors![0]!.extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'page' });
+    expect(res.body.errors![0].extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'page' });
     expect(pos.requests).toHaveLength(0);
   });
 
@@ -83,7 +83,7 @@ describe('variable coercion errors', () => {
     const res = await stack.gql(`mutation($t: Int) { updatePaymentRequest(input: { id: "${randomUUID()}", expirationTime: $t }) { paymentRequest { id } } }`, {
       t: 'soon',
     });
-    expect(res.body.errors![0]!.extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'input.expirationTime' });
+    expect(res.body.errors![0].extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'input.expirationTime' });
   });
 });
 
@@ -93,16 +93,16 @@ describe('credentials in upstream messages', () => {
     async (_name, value) => {
       reservationReply = (_req, res) => sendJson(res, 401, { errors: [{ message: `Invalid token ${value}`, code: 960 }] });
       const res = await stack.gql(UPDATE_PAYMENT, { i: { id: randomUUID(), amount: 20 } });
-      expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'UNAUTHENTICATED', upstream: { service: 'reservation', status: 401, code: 960 } });
+      expect(res.body.errors![0].extensions).toMatchObject({ code: 'UNAUTHENTICATED', upstream: { service: 'reservation', status: 401, code: 960 } });
       expect(JSON.stringify(res.body)).not.toContain(value);
     },
   );
 
   it('never shows the Pos-Access-Token the POS service quotes back', async () => {
-    const token = LA_TERRAZZA['Pos-Access-Token']!;
+    const token = LA_TERRAZZA['Pos-Access-Token'];
     posReply = (_req, res) => sendJson(res, 401, { errors: [{ message: `Invalid token ${token}` }] });
     const res = await stack.gql(`query($id: ID!) { check(id: $id) { id } }`, { id: randomUUID() });
-    expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'UNAUTHENTICATED', upstream: { service: 'pos', status: 401 } });
+    expect(res.body.errors![0].extensions).toMatchObject({ code: 'UNAUTHENTICATED', upstream: { service: 'pos', status: 401 } });
     expect(JSON.stringify(res.body)).not.toContain(token);
   });
 });
@@ -110,11 +110,11 @@ describe('credentials in upstream messages', () => {
 describe('money the POS service sends', () => {
   it('refuses an amount with more decimals than a Decimal shows as UPSTREAM_BAD_RESPONSE naming the field', async () => {
     const check = checkRecord();
-    posReply = (_req, res) => sendJson(res, 200, { ...check, summary: { ...check.summary!, total_amount: '0.1234567' } });
+    posReply = (_req, res) => sendJson(res, 200, { ...check, summary: { ...check.summary, total_amount: '0.1234567' } });
     const res = await stack.gql(`query($id: ID!) { check(id: $id) { id summary { totalAmount } } }`, { id: check.id });
     expect(res.body.errors).toHaveLength(1);
-    expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'UPSTREAM_BAD_RESPONSE', upstream: { service: 'pos', status: 200 } });
-    expect(res.body.errors![0]!.message).toContain('summary.total_amount');
+    expect(res.body.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_BAD_RESPONSE', upstream: { service: 'pos', status: 200 } });
+    expect(res.body.errors![0].message).toContain('summary.total_amount');
   });
 });
 

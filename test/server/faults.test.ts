@@ -132,10 +132,10 @@ describe.each(SERVICES)('upstream faults of the $service service', ({ service, b
     expect(res.body.data).toEqual({ [root]: null });
     expect(res.body.errors).toHaveLength(1);
     const [error] = res.body.errors!;
-    expect(error!.path).toEqual([root]);
-    expect(error!.extensions?.code).toBe(code);
-    if (status === undefined) expect(error!.extensions?.upstream).toBeUndefined();
-    else expect(error!.extensions?.upstream).toEqual({ service, status, ...(mode === 'unusable' ? { field: idField, received: 'missing' } : DEVIATION_OF[mode]) });
+    expect(error.path).toEqual([root]);
+    expect(error.extensions?.code).toBe(code);
+    if (status === undefined) expect(error.extensions?.upstream).toBeUndefined();
+    else expect(error.extensions?.upstream).toEqual({ service, status, ...(mode === 'unusable' ? { field: idField, received: 'missing' } : DEVIATION_OF[mode]) });
     expect(elapsedMs).toBeLessThan(REQUEST_TIMEOUT_MS + 1000);
     expect(upstream.count('GET', path(id))).toBeGreaterThanOrEqual(1);
     expectNothingLeaked(res.body);
@@ -167,10 +167,10 @@ describe.each(SERVICES)('upstream faults of the $service service', ({ service, b
     const res = await stack.gql(query, { id });
     expect(res.body.errors).toHaveLength(1);
     const [error] = res.body.errors!;
-    expect(error!.path).toEqual(wrongPath);
-    expect(error!.extensions?.code).toBe('UPSTREAM_BAD_RESPONSE');
-    expect(error!.message).toContain(`field ${wrongField}`);
-    expect(res.body.data?.[root]).toEqual({ id: expect.any(String), [wrongPath[1]!]: null });
+    expect(error.path).toEqual(wrongPath);
+    expect(error.extensions?.code).toBe('UPSTREAM_BAD_RESPONSE');
+    expect(error.message).toContain(`field ${wrongField}`);
+    expect(res.body.data?.[root]).toEqual({ id: expect.any(String), [wrongPath[1]]: null });
   });
 
   it('never follows a redirect: its target is not hit', async () => {
@@ -236,7 +236,7 @@ describe('the circuit breaker through the gateway', () => {
     expect(res.body.errors).toEqual([
       expect.objectContaining({ path: ['reservation', 'check'], extensions: { code: 'UPSTREAM_UNAVAILABLE', service: 'pos' } }),
     ]);
-    expect(res.body.errors![0]!.message).toMatch(/circuit is open/);
+    expect(res.body.errors![0].message).toMatch(/circuit is open/);
     expectNothingLeaked(res.body);
     expect(stack.sandbox.requests.map((r) => `${r.service} ${r.method}`)).toEqual(['reservation GET']);
   });
@@ -252,7 +252,7 @@ describe('the circuit breaker through the gateway', () => {
     loggingHooks(createLogger({ level: 'info', destination })).onCircuitStateChange!('pos', 'open');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('"circuit":"open"');
-    expect(lines[0]!.match(/"service":/g)).toHaveLength(1);
+    expect(lines[0].match(/"service":/g)).toHaveLength(1);
     expect(lines[0]).toContain('"upstream":"pos"');
   });
 });

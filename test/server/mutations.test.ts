@@ -58,33 +58,33 @@ describe('mutations through the gateway', () => {
       [{ revenueCenterId: '$RC', date: '2099-12-24T19:30', tableIds: ['$RC', 'x'] }, 'input.tableIds[1]'],
       [{ revenueCenterId: '$RC', date: '2099-12-24T19:30', customer: { firstName: 'A', email: 'not-an-email' } }, 'input.customer.email'],
     ])('refuses %j before any upstream call, naming %s', async (raw, field) => {
-      const input = JSON.parse(JSON.stringify(raw).replaceAll('$RC', lt().revenueCenterIds[0]!));
+      const input = JSON.parse(JSON.stringify(raw).replaceAll('$RC', lt().revenueCenterIds[0]));
       const res = await stack.gql(mutation, { input });
-      expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
-      expect(res.body.errors![0]!.message).toContain(field.replace(/^input\./, '').split(/[.[]/).pop()!.replace(']', ''));
+      expect(res.body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
+      expect(res.body.errors![0].message).toContain(field.replace(/^input\./, '').split(/[.[]/).pop()!.replace(']', ''));
       expect(stack.sandbox.requests).toHaveLength(0);
     });
 
     it('names the field of a bad inline literal too', async () => {
       const res = await stack.gql(`mutation { createReservation(input: { revenueCenterId: "${lt().revenueCenterIds[0]}", date: "24/12/2026" }) { reservation { id } } }`);
-      expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'input.date' });
+      expect(res.body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'input.date' });
       expect(stack.sandbox.requests).toHaveLength(0);
     });
 
     it('maps the upstream refusal of an unknown revenue center to BAD_USER_INPUT naming the input field', async () => {
       const res = await stack.gql(mutation, { input: { revenueCenterId: SAMPLE.unknownId, date: '2099-12-24T19:30', guestCount: 2, customerId: lt().customerId } });
-      expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'input.revenueCenterId', upstream: { service: 'reservation', status: 422 } });
-      expect(res.body.errors![0]!.message).toMatch(/: input\.revenueCenterId is not a revenue center of this store\.$/);
+      expect(res.body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'input.revenueCenterId', upstream: { service: 'reservation', status: 422 } });
+      expect(res.body.errors![0].message).toMatch(/: input\.revenueCenterId is not a revenue center of this store\.$/);
     });
 
     it('answers UNAUTHENTICATED with code 960 for a wrong token, and without a call for a missing one', async () => {
       const input = { revenueCenterId: lt().revenueCenterIds[0], date: '2099-12-24T19:30', customerId: lt().customerId };
       const wrong = await stack.gql(mutation, { input }, { 'Reservation-Access-Token': 'nope' });
-      expect(wrong.body.errors![0]!.extensions).toMatchObject({ code: 'UNAUTHENTICATED', upstream: { service: 'reservation', status: 401, code: 960, reason: 'invalid_token' } });
+      expect(wrong.body.errors![0].extensions).toMatchObject({ code: 'UNAUTHENTICATED', upstream: { service: 'reservation', status: 401, code: 960, reason: 'invalid_token' } });
       stack.sandbox.resetRequests();
-      const missing = await stack.gql(mutation, { input }, { 'Pos-Access-Token': LA_TERRAZZA['Pos-Access-Token']! });
-      expect(missing.body.errors![0]!.extensions).toMatchObject({ code: 'UNAUTHENTICATED' });
-      expect(missing.body.errors![0]!.message).toContain('reservation-access-token');
+      const missing = await stack.gql(mutation, { input }, { 'Pos-Access-Token': LA_TERRAZZA['Pos-Access-Token'] });
+      expect(missing.body.errors![0].extensions).toMatchObject({ code: 'UNAUTHENTICATED' });
+      expect(missing.body.errors![0].message).toContain('reservation-access-token');
       expect(stack.sandbox.requests).toHaveLength(0);
     });
   });
@@ -97,7 +97,7 @@ describe('mutations through the gateway', () => {
       const res = await stack.gql<{ createCalendarReservation: { reservation: { id: string; guestCount: number; tableId: string } } }>(mutation, { input });
       expect(res.body.errors).toBeUndefined();
       expect(res.body.data!.createCalendarReservation.reservation).toMatchObject({ guestCount: 2, tableId: lt().tableIds[0] });
-      const sent = stack.sandbox.requests[0]!;
+      const sent = stack.sandbox.requests[0];
       expect(sent).toMatchObject({ method: 'POST', path: '/api/v1/calendars' });
       expect(sent.body).toEqual({ revenue_center_id: lt().revenueCenterIds[0], table_id: lt().tableIds[0], date: `${ahead()} 20:00`, guest_count: 2, is_dining: true, tag_ids: [] });
       for (const h of ['authorization', 'employee_token', 'store_pin_code', 'slug_name']) expect(sent.headers[h]).toBe(LA_TERRAZZA[Object.keys(LA_TERRAZZA).find((k) => k.toLowerCase() === h)!]);
@@ -107,8 +107,8 @@ describe('mutations through the gateway', () => {
       const { STORE_PIN_CODE: _pin, ...headers } = LA_TERRAZZA;
       const input = { revenueCenterId: lt().revenueCenterIds[0], date: '2099-12-26 20:00' };
       const res = await stack.gql(mutation, { input }, headers);
-      expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'UNAUTHENTICATED' });
-      expect(res.body.errors![0]!.message).toContain('store_pin_code');
+      expect(res.body.errors![0].extensions).toMatchObject({ code: 'UNAUTHENTICATED' });
+      expect(res.body.errors![0].message).toContain('store_pin_code');
       expect(stack.sandbox.requests).toHaveLength(0);
     });
   });
@@ -132,7 +132,7 @@ describe('mutations through the gateway', () => {
       const res = await stack.gql<{ createOffDay: { offDay: Record<string, unknown> } }>(mutation, { input });
       expect(res.body.errors).toBeUndefined();
       expect(res.body.data!.createOffDay.offDay).toEqual({ ...input, date: '2099-12-31T00:00', endDate: '2099-12-31T23:59' });
-      expect(stack.sandbox.requests[0]!.body).toMatchObject({ revenue_center_id: lt().revenueCenterIds[1], date: '2099-12-31 00:00', end_date: '2099-12-31 23:59', start_time: '18:00', end_time: '23:00' });
+      expect(stack.sandbox.requests[0].body).toMatchObject({ revenue_center_id: lt().revenueCenterIds[1], date: '2099-12-31 00:00', end_date: '2099-12-31 23:59', start_time: '18:00', end_time: '23:00' });
     });
 
     it.each([
@@ -142,7 +142,7 @@ describe('mutations through the gateway', () => {
       [{ endDate: '2099-12-30T00:00' }, 'input.endDate'],
     ])('refuses %j naming %s', async (extra, field) => {
       const res = await stack.gql(mutation, { input: { revenueCenterId: lt().revenueCenterIds[0], date: '2099-12-31T00:00', ...extra } });
-      expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
+      expect(res.body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
       expect(stack.sandbox.requests).toHaveLength(0);
     });
   });
@@ -157,13 +157,13 @@ describe('mutations through the gateway', () => {
       expect(res.body.errors).toBeUndefined();
       expect(res.body.data!.updatePaymentRequest.paymentRequest).toEqual(input);
       expect(stack.sandbox.requests[0]).toMatchObject({ method: 'PATCH', path: '/v1/reservation-payments' });
-      expect(stack.sandbox.requests[0]!.body).toEqual({ id: lt().paymentRequestId, amount: 125.5, currency: 'EUR', email: 'guest@example.test', send_email: true, expiration_time: 48, language: 'EN' });
+      expect(stack.sandbox.requests[0].body).toEqual({ id: lt().paymentRequestId, amount: 125.5, currency: 'EUR', email: 'guest@example.test', send_email: true, expiration_time: 48, language: 'EN' });
     });
 
     it('accepts the amount as a number', async () => {
       const res = await stack.gql<{ updatePaymentRequest: { paymentRequest: { amount: string } } }>(mutation, { input: { id: lt().paymentRequestId, amount: 80 } });
       expect(res.body.data!.updatePaymentRequest.paymentRequest.amount).toBe('80.00');
-      expect(stack.sandbox.requests[0]!.body).toEqual({ id: lt().paymentRequestId, amount: 80 });
+      expect(stack.sandbox.requests[0].body).toEqual({ id: lt().paymentRequestId, amount: 80 });
     });
 
     it.each([
@@ -176,14 +176,14 @@ describe('mutations through the gateway', () => {
       [{ sendSms: true }, 'input.phoneNumber'],
     ])('refuses %j naming %s before any upstream call', async (extra, field) => {
       const res = await stack.gql(mutation, { input: { id: lt().paymentRequestId, ...extra } });
-      expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
+      expect(res.body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
       expect(stack.sandbox.requests).toHaveLength(0);
     });
 
     it('answers FEATURE_DISABLED with code 832 where the payment-link extension is off', async () => {
       const res = await stack.gql(mutation, { input: { id: SAMPLE.bistroNord.paymentRequestId, amount: 20 } }, BISTRO_NORD);
       expect(res.body.data).toBeNull();
-      expect(res.body.errors![0]!.extensions).toMatchObject({
+      expect(res.body.errors![0].extensions).toMatchObject({
         code: 'FEATURE_DISABLED',
         upstream: { service: 'reservation', status: 422, code: 832, reason: 'feature_disabled_error' },
       });
@@ -191,7 +191,7 @@ describe('mutations through the gateway', () => {
 
     it('answers NOT_FOUND for an unknown payment request', async () => {
       const res = await stack.gql(mutation, { input: { id: SAMPLE.unknownId, amount: 20 } });
-      expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'NOT_FOUND', upstream: { service: 'reservation', status: 404 } });
+      expect(res.body.errors![0].extensions).toMatchObject({ code: 'NOT_FOUND', upstream: { service: 'reservation', status: 404 } });
     });
   });
 });

@@ -63,25 +63,25 @@ describe('queries through the gateway', () => {
     it('answers null with NOT_FOUND and the upstream status for an unknown id', async () => {
       const res = await stack.gql(`{ check(id: "${SAMPLE.unknownId}") { id } }`);
       expect(res.body.data).toEqual({ check: null });
-      expect(res.body.errors![0]!.path).toEqual(['check']);
-      expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'NOT_FOUND', upstream: { service: 'pos', status: 404 } });
+      expect(res.body.errors![0].path).toEqual(['check']);
+      expect(res.body.errors![0].extensions).toMatchObject({ code: 'NOT_FOUND', upstream: { service: 'pos', status: 404 } });
     });
 
     it('refuses an id that is not a UUID before any upstream call', async () => {
       const res = await stack.gql(`{ check(id: "../employees") { id } }`);
-      expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'id' });
+      expect(res.body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'id' });
       expect(stack.sandbox.requests).toHaveLength(0);
     });
 
     it('answers UNAUTHENTICATED without a call when the POS token is missing', async () => {
       const res = await stack.gql(`query($id: ID!) { check(id: $id) { id } }`, { id: lt().openCheckId }, {});
-      expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'UNAUTHENTICATED' });
+      expect(res.body.errors![0].extensions).toMatchObject({ code: 'UNAUTHENTICATED' });
       expect(stack.sandbox.requests).toHaveLength(0);
     });
 
     it('answers UNAUTHENTICATED with the upstream status for a wrong POS token', async () => {
       const res = await stack.gql(`query($id: ID!) { check(id: $id) { id } }`, { id: lt().openCheckId }, { 'Pos-Access-Token': 'wrong' });
-      expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'UNAUTHENTICATED', upstream: { service: 'pos', status: 401 } });
+      expect(res.body.errors![0].extensions).toMatchObject({ code: 'UNAUTHENTICATED', upstream: { service: 'pos', status: 401 } });
     });
   });
 
@@ -99,7 +99,7 @@ describe('queries through the gateway', () => {
 
     it.each([0, 101, -5])('refuses perPage %i with BAD_USER_INPUT naming the field', async (perPage) => {
       const res = await stack.gql(`query($n: Int) { employees(perPage: $n) { nodes { id } } }`, { n: perPage });
-      expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'perPage' });
+      expect(res.body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'perPage' });
       expect(stack.sandbox.requests).toHaveLength(0);
     });
 
@@ -132,7 +132,7 @@ describe('queries through the gateway', () => {
     it('does not show another venue’s reservation', async () => {
       const res = await stack.gql(`query($id: ID!) { reservation(id: $id) { id } }`, { id: lt().reservationWithCheckId }, BISTRO_NORD);
       expect(res.body.data).toEqual({ reservation: null });
-      expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'NOT_FOUND', upstream: { service: 'reservation', status: 404 } });
+      expect(res.body.errors![0].extensions).toMatchObject({ code: 'NOT_FOUND', upstream: { service: 'reservation', status: 404 } });
     });
 
     it('keeps the reservation when its check cannot be loaded, with the error at the check path', async () => {
@@ -140,13 +140,13 @@ describe('queries through the gateway', () => {
       const partial = await stack.gql<{ reservation: { id: string; guestCount: number; check: null } }>(
         `query($id: ID!) { reservation(id: $id) { id guestCount check { id } } }`,
         { id: lt().reservationWithCheckId },
-        { 'Reservation-Access-Token': LA_TERRAZZA['Reservation-Access-Token']! },
+        { 'Reservation-Access-Token': LA_TERRAZZA['Reservation-Access-Token'] },
       );
       expect(partial.body.data!.reservation.id).toBe(lt().reservationWithCheckId);
       expect(partial.body.data!.reservation.guestCount).toBeGreaterThan(0);
       expect(partial.body.data!.reservation.check).toBeNull();
-      expect(partial.body.errors![0]!.path).toEqual(['reservation', 'check']);
-      expect(partial.body.errors![0]!.extensions).toMatchObject({ code: 'UNAUTHENTICATED' });
+      expect(partial.body.errors![0].path).toEqual(['reservation', 'check']);
+      expect(partial.body.errors![0].extensions).toMatchObject({ code: 'UNAUTHENTICATED' });
     });
   });
 
@@ -180,7 +180,7 @@ describe('queries through the gateway', () => {
         maxInFlight = Math.max(maxInFlight, inFlight);
         const answer = () => {
           inFlight--;
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(checks.get(req.url!.split('/')[2]!)));
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(checks.get(req.url!.split('/')[2])));
         };
         waiting.push(answer);
         if (waiting.length === 30) waiting.splice(0).forEach((f) => f());
@@ -203,14 +203,14 @@ describe('queries through the gateway', () => {
 
     it('filters by revenue center and passes the page arguments upstream', async () => {
       const date = SAMPLE.laTerrazza.busyDate(stack.sandbox.state);
-      const rc = lt().revenueCenterIds[0]!;
+      const rc = lt().revenueCenterIds[0];
       const res = await stack.gql<{ reservations: { nodes: Array<{ revenueCenterId: string }> } }>(
         `query($date: Date!, $rc: ID) { reservations(date: $date, revenueCenterId: $rc, page: 1, perPage: 5) { nodes { revenueCenterId } } }`,
         { date, rc },
       );
       expect(res.body.errors).toBeUndefined();
       expect(res.body.data!.reservations.nodes.every((n) => n.revenueCenterId === rc)).toBe(true);
-      expect(stack.sandbox.requests[0]!.path).toBe(`/v1/reservations?date=${date}&revenue_center_id=${rc}&page=1&per_page=5`);
+      expect(stack.sandbox.requests[0].path).toBe(`/v1/reservations?date=${date}&revenue_center_id=${rc}&page=1&per_page=5`);
     });
 
     it.each([
@@ -219,19 +219,19 @@ describe('queries through the gateway', () => {
       ['tomorrow', 'date'],
     ])('refuses the date %s with BAD_USER_INPUT naming the field', async (date, field) => {
       const res = await stack.gql(`query($d: Date!) { reservations(date: $d) { nodes { id } } }`, { d: date });
-      expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
+      expect(res.body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
       expect(stack.sandbox.requests).toHaveLength(0);
     });
 
     it('refuses a bad literal date with BAD_USER_INPUT naming the argument', async () => {
       const res = await stack.gql(`{ reservations(date: "2026-1-1") { nodes { id } } }`);
-      expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'date' });
+      expect(res.body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'date' });
       expect(stack.sandbox.requests).toHaveLength(0);
     });
 
     it('refuses a revenueCenterId that is not a UUID', async () => {
       const res = await stack.gql(`{ reservations(date: "2026-11-21", revenueCenterId: "main") { nodes { id } } }`);
-      expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'revenueCenterId' });
+      expect(res.body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'revenueCenterId' });
       expect(stack.sandbox.requests).toHaveLength(0);
     });
   });

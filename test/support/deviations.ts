@@ -27,7 +27,7 @@ const ROUTES: Array<[RegExp, string]> = [
 export async function startDeviationRig(): Promise<DeviationRig> {
   const bodies = new Map<string, unknown>();
   const upstream = await startScriptedServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0]!;
+    const path = (req.url ?? '/').split('?')[0];
     const route = ROUTES.find(([pattern]) => pattern.test(path))?.[1];
     if (route === undefined || !bodies.has(route)) return sendJson(res, 404, { errors: [{ message: 'Not found' }] });
     const body = bodies.get(route);
@@ -45,7 +45,7 @@ export async function startDeviationRig(): Promise<DeviationRig> {
       for (const line of text.split('\n')) {
         const m = /^tablegraph_upstream_deviations_total\{(.*)\} (\d+)$/.exec(line);
         if (!m) continue;
-        const found = Object.fromEntries([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
+        const found = Object.fromEntries([...m[1].matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
         if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(m[2]);
       }
       return 0;
@@ -96,7 +96,7 @@ export function changed(body: unknown, change: DeviationCase['change']): unknown
   const copy: unknown = structuredClone(body);
   for (const [path, value] of change) {
     const parent = at(copy, path.slice(0, -1)) as Record<Step, unknown>;
-    const last = path[path.length - 1]!;
+    const last = path[path.length - 1];
     if (value === DELETE) delete parent[last];
     else parent[last] = value;
   }
@@ -123,11 +123,11 @@ export async function expectDeviation(
     } else {
       expect(res.body.errors).toHaveLength(1);
       const [error] = res.body.errors!;
-      expect(error!.path).toEqual(c.path);
-      expect(error!.extensions).toEqual({ code: 'UPSTREAM_BAD_RESPONSE', upstream: { service: labels.service, status: 200, field: c.field, received: c.received } });
-      expect(error!.message).toContain(`field ${c.field}: expected `);
+      expect(error.path).toEqual(c.path);
+      expect(error.extensions).toEqual({ code: 'UPSTREAM_BAD_RESPONSE', upstream: { service: labels.service, status: 200, field: c.field, received: c.received } });
+      expect(error.message).toContain(`field ${c.field}: expected `);
       expect(at(res.body.data, c.path)).toBeNull();
-      for (const [, value] of c.change) if (typeof value === 'string' && value.length > 2) expect(error!.message).not.toContain(value);
+      for (const [, value] of c.change) if (typeof value === 'string' && value.length > 2) expect(error.message).not.toContain(value);
     }
     for (const [path, value] of c.siblings) expect(at(res.body.data, path)).toEqual(value);
   }

@@ -83,7 +83,7 @@ export async function startFaultyUpstream(initial: FaultMode = 'ok'): Promise<Fa
     req.resume();
     req.on('end', () => {
       const mode = queued.shift() ?? state.mode;
-      const path = (req.url ?? '/').split('?')[0]!;
+      const path = (req.url ?? '/').split('?')[0];
       requests.push({ method: req.method ?? '', path, at: performance.now(), mode });
       answer(mode, req, res, path);
     });
@@ -187,9 +187,9 @@ function sendOk(req: IncomingMessage, res: ServerResponse, path: string): void {
 function okBody(method: string, path: string): unknown {
   const check = CHECK_PATH.exec(path);
   const reservation = RESERVATION_PATH.exec(path);
-  if (method === 'GET' && check) return checkRecord({ id: decodeURIComponent(check[1]!) });
+  if (method === 'GET' && check) return checkRecord({ id: decodeURIComponent(check[1]) });
   if (method === 'GET' && path === '/employees') return { employees: [employeeRecord()], meta: pageMeta() };
-  if (method === 'GET' && reservation) return { reservation: reservationRecord({ id: decodeURIComponent(reservation[1]!) }) };
+  if (method === 'GET' && reservation) return { reservation: reservationRecord({ id: decodeURIComponent(reservation[1]) }) };
   if (method === 'GET' && path === '/v1/reservations') return { reservations: [reservationRecord()], meta: pageMeta() };
   if (method === 'POST' && path === '/v1/reservations') return { reservation: reservationRecord() };
   return undefined;
@@ -199,7 +199,7 @@ function okBody(method: string, path: string): unknown {
 function wrongShapeBody(method: string, path: string): unknown {
   const check = CHECK_PATH.exec(path);
   if (check) {
-    const { alias: _missing, ...withoutAlias } = checkRecord({ id: decodeURIComponent(check[1]!) });
+    const { alias: _missing, ...withoutAlias } = checkRecord({ id: decodeURIComponent(check[1]) });
     return withoutAlias;
   }
   if (path === '/employees') return { employees: [{ ...employeeRecord(), first_name: 7 }], meta: pageMeta() };

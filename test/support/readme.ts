@@ -37,7 +37,7 @@ export function fencedBlocks(markdown: string = README): FencedBlock[] {
   let open: { lang: string; line: number; lines: string[] } | undefined;
   markdown.split('\n').forEach((line, i) => {
     const fence = /^```(\S*)\s*$/.exec(line);
-    if (!open && fence) open = { lang: fence[1]!, line: i + 1, lines: [] };
+    if (!open && fence) open = { lang: fence[1], line: i + 1, lines: [] };
     else if (open && fence && fence[1] === '') {
       blocks.push({ lang: open.lang, text: open.lines.join('\n'), line: open.line });
       open = undefined;

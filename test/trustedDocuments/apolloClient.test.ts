@@ -13,7 +13,7 @@ function client(stack: Stack, sent: Array<Record<string, unknown>>, persisted: b
     uri: `${stack.url}/graphql`,
     headers: LA_TERRAZZA,
     fetch: async (input, init) => {
-      sent.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
+      sent.push(JSON.parse(typeof init?.body === 'string' ? init.body : '') as Record<string, unknown>);
       return fetch(input, init);
     },
   });
@@ -41,7 +41,7 @@ describe('Apollo Client with a persisted query list', () => {
       mutation: BookDocument,
       variables: {
         input: {
-          revenueCenterId: SAMPLE.laTerrazza.revenueCenterIds[0]!,
+          revenueCenterId: SAMPLE.laTerrazza.revenueCenterIds[0],
           date: `${addDays(SAMPLE.today(stack.sandbox.state), 3)}T19:30`,
           guestCount: 2,
           customer: { firstName: 'Grace', lastName: 'Hopper' },

@@ -31,7 +31,7 @@ describe('trustedDocumentsStep', () => {
         expect((res.body.data?.employees as { nodes: unknown[] }).nodes).toHaveLength(2);
       }
       const params = new URLSearchParams({ extensions: JSON.stringify({ persistedQuery: { version: 1, sha256Hash: op.id } }), variables: '{"perPage":1}' });
-      const get = await fetch(`${stack.url}/graphql?${params}`, { headers: { ...LA_TERRAZZA, 'apollo-require-preflight': 'true' } });
+      const get = await fetch(`${stack.url}/graphql?${params.toString()}`, { headers: { ...LA_TERRAZZA, 'apollo-require-preflight': 'true' } });
       expect(get.status).toBe(200);
       expect(((await get.json()) as { data: { employees: { nodes: unknown[] } } }).data.employees.nodes).toHaveLength(1);
     });

@@ -5,7 +5,8 @@ import { UpstreamError } from '../../src/errors';
 import { createUpstreams } from '../../src/upstreams';
 import { Check } from '../../src/upstreams/pos/dto';
 import { ReservationEnvelope } from '../../src/upstreams/reservation/dto';
-import { UpstreamHttp, retryAfterMs, type UpstreamRequest } from '../../src/upstreams/http';
+import { retryAfterMs } from '../../src/upstreams/answer';
+import { UpstreamHttp, type UpstreamRequest } from '../../src/upstreams/http';
 import { UpstreamResilience, type CircuitStateName, type ResilienceOptions } from '../../src/upstreams/resilience';
 import { refusedUrl, startFaultyUpstream, type FaultMode, type FaultyUpstream } from '../support/faultyUpstream';
 import { failureOf } from '../support/failures';
@@ -172,7 +173,7 @@ describe('UpstreamResilience', () => {
       const err = await failureOf(http.call(getCheck()));
       expect(err).toMatchObject({ failure: 'status', status: 503, retryAfterMs: 1000 });
       expect(upstream.requests).toHaveLength(2);
-      expect(upstream.requests[1]!.at - upstream.requests[0]!.at).toBeGreaterThanOrEqual(900);
+      expect(upstream.requests[1].at - upstream.requests[0].at).toBeGreaterThanOrEqual(900);
       expect(delays).toEqual([1000]);
     });
 
@@ -321,7 +322,7 @@ describe('UpstreamResilience', () => {
     it('opens on a failure ratio above failureRatio with alternating successes and failures', async () => {
       const upstream = await faulty('ok');
       const http = transport(upstream.url, resilience({ retry: { maxRetries: 0 }, breaker: { failureRatio: 0.4, minimumCalls: 6 } }));
-      const outcomes: Array<'ok' | string> = [];
+      const outcomes: string[] = []; // 'ok' or the failure
       for (let i = 0; i < 6; i++) {
         upstream.queue(i % 2 === 0 ? 'ok' : 'status500');
         const outcome = await settle(http.call(getCheck()));

@@ -16,9 +16,9 @@ function transport(baseUrl: string): UpstreamHttp {
 /** The one record a POST produced, whether it resolved or failed. */
 async function recordOf(client: UpstreamHttp): Promise<UpstreamCallRecord> {
   const records: UpstreamCallRecord[] = [];
-  await client.call(post, (r) => records.push(r)).catch(() => undefined);
+  await client.call(post, { record: (r) => records.push(r) }).catch(() => undefined);
   expect(records).toHaveLength(1);
-  return records[0]!;
+  return records[0];
 }
 
 afterEach(async () => {
@@ -55,7 +55,7 @@ describe('wireSignal', () => {
     const client = transport(server.url);
     // Aborted while still queued behind the pool's connect: undici never starts writing it.
     const controller = new AbortController();
-    const call = client.call({ ...post, signal: controller.signal }, (r) => records.push(r)).catch(() => undefined);
+    const call = client.call({ ...post, signal: controller.signal }, { record: (r) => records.push(r) }).catch(() => undefined);
     controller.abort();
     await call;
     expect(records.every((r) => r.sent === false)).toBe(true);

@@ -88,7 +88,7 @@ export function changelogVersions(readme: string): Set<string> {
   if (start < 0) return new Set();
   const end = lines.findIndex((l, i) => i > start && /^#+ /.test(l));
   const section = lines.slice(start + 1, end < 0 ? undefined : end).join('\n');
-  return new Set([...section.matchAll(/`([0-9a-f]{12})`/g)].map((m) => m[1]!));
+  return new Set([...section.matchAll(/`([0-9a-f]{12})`/g)].map((m) => m[1]));
 }
 
 function usersOf(operations: readonly ClientOperation[], published: GraphQLSchema): Array<{ op: ClientOperation; used: Set<string> }> {

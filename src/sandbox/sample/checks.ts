@@ -48,8 +48,8 @@ export function buildCheck(spec: CheckSpec, ctx: CheckContext): Check {
   const { random, variety: i, delivery } = spec;
   const id = random.uuid();
   const open = spec.closedAt === null;
-  const rcSeed = seed.revenueCenters[spec.rcIndex]!;
-  const revenueCenter = ctx.revenueCenters[spec.rcIndex]!;
+  const rcSeed = seed.revenueCenters[spec.rcIndex];
+  const revenueCenter = ctx.revenueCenters[spec.rcIndex];
   const walkIn = spec.customer === null;
   const { table, customer, businessDate } = spec;
   const lines = pickLines(i, rcSeed.walkIns, delivery, random, catalog);
@@ -81,13 +81,13 @@ export function buildCheck(spec: CheckSpec, ctx: CheckContext): Check {
     delivery_status: delivery ? (open ? 'on_the_way' : 'delivered') : 'none',
     property_id: ctx.propertyId,
     revenue_center: { id: revenueCenter.id, name: revenueCenter.name },
-    shift_id: catalog.shifts[dayOffset + SHIFT_TODAY] ?? catalog.shifts[SHIFT_TODAY]!,
-    employee: ctx.servers[(i * 5) % ctx.servers.length]!,
+    shift_id: catalog.shifts[dayOffset + SHIFT_TODAY] ?? catalog.shifts[SHIFT_TODAY],
+    employee: ctx.servers[(i * 5) % ctx.servers.length],
     table: table ? { id: table.id, name: table.name } : null,
     sales_channel: delivery ? catalog.salesChannels.delivery : catalog.salesChannels.dineIn,
     customer,
     delivery: delivery ? {
-      address: seed.deliveryAddresses[i % seed.deliveryAddresses.length]!,
+      address: seed.deliveryAddresses[i % seed.deliveryAddresses.length],
       address_id: random.uuid(),
       recipient: customer ? `${customer.first_name} ${customer.last_name}` : 'Guest',
       payment_names: payments.length > 0 ? [catalog.paymentTypes.card.name] : [catalog.paymentTypes.cash.name],
@@ -156,7 +156,7 @@ function checkItem(line: PickedLine, businessDate: string, open: boolean, random
 
 /** Closed checks are paid in full (every third split card + cash); every fourth open one is half paid (a deposit, or the first round). */
 function buildPayments(i: number, open: boolean, total: number, businessDate: string, bar: boolean, random: Random, catalog: PosCatalog): CheckPayment[] {
-  const device = bar ? catalog.devices[1]! : catalog.devices[i % 2 === 0 ? 0 : 2]!;
+  const device = bar ? catalog.devices[1] : catalog.devices[i % 2 === 0 ? 0 : 2];
   const pay = (cents: number, card: boolean): CheckPayment => ({
     id: random.uuid(),
     business_date: businessDate,

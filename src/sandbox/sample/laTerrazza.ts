@@ -22,7 +22,7 @@ export const LA_TERRAZZA: VenueSeed = {
   revenueCenters: [
     {
       name: 'Main Dining',
-      tables: Array.from({ length: 12 }, (_, i) => ({ name: `T${i + 1}`, capacity: [2, 4, 4, 6][i % 4] as number })),
+      tables: Array.from({ length: 12 }, (_, i) => ({ name: `T${i + 1}`, capacity: [2, 4, 4, 6][i % 4] })),
       serviceChargePercent: 10, walkIns: false, stayMinutes: 120,
       slots: ['12:30', '13:00', '19:30', '20:00', '20:30', '21:00'],
     },
@@ -41,8 +41,8 @@ export const LA_TERRAZZA: VenueSeed = {
   ],
   // Distinct pairs: for i and i + 21 the last names differ by 3 places.
   staff: ROLES.map((role, i) => ({
-    first: FIRST[i % FIRST.length] as string,
-    last: LAST[(i * 5 + Math.floor(i / LAST.length) * 3) % LAST.length] as string,
+    first: FIRST[i % FIRST.length],
+    last: LAST[(i * 5 + Math.floor(i / LAST.length) * 3) % LAST.length],
     role,
   })),
   customers: [

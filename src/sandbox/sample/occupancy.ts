@@ -37,17 +37,17 @@ export class Occupancy {
    */
   place(plan: TablePlan, seed: VenueSeed, date: string, e: number, walkIn: boolean): { rcIndex: number; time: string; table: VenueTable } | undefined {
     const indexes = seed.revenueCenters.map((_, i) => i);
-    const fitting = indexes.filter((i) => seed.revenueCenters[i]!.walkIns === walkIn);
+    const fitting = indexes.filter((i) => seed.revenueCenters[i].walkIns === walkIn);
     const rcs = fitting.length > 0 ? fitting : indexes;
     for (let r = 0; r < rcs.length; r++) {
-      const rcIndex = rcs[(e + r) % rcs.length]!;
-      const rc = seed.revenueCenters[rcIndex]!;
+      const rcIndex = rcs[(e + r) % rcs.length];
+      const rc = seed.revenueCenters[rcIndex];
       const tables = plan.all.filter((t) => t.revenue_center_id === plan.revenueCenterIds[rcIndex]);
       for (let s = 0; s < rc.slots.length; s++) {
-        const time = rc.slots[(e + s) % rc.slots.length]!;
+        const time = rc.slots[(e + s) % rc.slots.length];
         const start = localToInstant({ date, time });
         for (let t = 0; t < tables.length; t++) {
-          const table = tables[(e * 5 + t) % tables.length]!;
+          const table = tables[(e * 5 + t) % tables.length];
           if (this.isFree(table, start, rc.stayMinutes)) return { rcIndex, time, table };
         }
       }

@@ -80,7 +80,7 @@ function reservationOf(party: Party, check: Check | null, n: number, ctx: Schedu
   const amount = guests * 20;
   const record = buildReservationRecord(ctx.venue, {
     id: party.id,
-    revenueCenterId: ctx.revenueCenterIds[entry.rcIndex]!,
+    revenueCenterId: ctx.revenueCenterIds[entry.rcIndex],
     tables: [entry.table!],
     customer: party.customer,
     guestCount: guests,
@@ -90,12 +90,12 @@ function reservationOf(party: Party, check: Check | null, n: number, ctx: Schedu
     childCover,
     date: { date: entry.date, time: entry.time },
     stayMinutes: entry.stayMinutes,
-    note: entry.note || (n % 7 === 2 ? NOTES[0]! : n % 11 === 5 ? NOTES[1]! : n % 13 === 8 ? NOTES[2]! : ''),
+    note: entry.note || (n % 7 === 2 ? NOTES[0] : n % 11 === 5 ? NOTES[1] : n % 13 === 8 ? NOTES[2] : ''),
     hotelRoomNumber: entry.hotelRoom,
     isDraft: false,
     status: entry.status,
     createdAt: entry.bookedAt,
-    createdBy: entry.kind === 'walk_in' ? 'Walk-in' : ctx.venue.bookers[n % ctx.venue.bookers.length]!,
+    createdBy: entry.kind === 'walk_in' ? 'Walk-in' : ctx.venue.bookers[n % ctx.venue.bookers.length],
     check: check ? { id: check.id, alias: check.alias, status: check.status } : null,
     reservationPayment: paymentId ? { id: paymentId, amount, currency: 'EUR', status: 'active' } : null,
   });
@@ -126,7 +126,7 @@ function holidayOffDay(date: string, ctx: ScheduleRecordsContext): OffDayRecord 
   return {
     id: random.uuid(),
     store_id: ctx.venue.store_id,
-    revenue_center_id: main!,
+    revenue_center_id: main,
     child_revenue_center_ids: children,
     type: 1,
     date: `${date} 00:00`,

@@ -105,19 +105,19 @@ function busySaturday(date: string, ctx: PlanContext): Entry[] {
   const entries: Entry[] = [];
   const customers = ctx.seed.customers.length;
   for (let p = 0; p < 10; p++) {
-    const lunch = booking(ctx, `busy:${p}:lunch`, date, '13:00', all[p]!, (p * 3 + 1) % customers, { variety: p, preOrder: true });
+    const lunch = booking(ctx, `busy:${p}:lunch`, date, '13:00', all[p], (p * 3 + 1) % customers, { variety: p, preOrder: true });
     lunch.hotelRoom = String(1201 + p * 3);
-    const dinner = booking(ctx, `busy:${p}:dinner`, date, '19:30', all[p]!, lunch.customer, { variety: p });
+    const dinner = booking(ctx, `busy:${p}:dinner`, date, '19:30', all[p], lunch.customer, { variety: p });
     dinner.hotelRoom = lunch.hotelRoom;
     dinner.sharesCheckOf = lunch.stream;
     entries.push(lunch, dinner);
   }
   for (let p = 10; p < 30; p++) {
-    const table = all[10 + (p % 10)]!;
+    const table = all[10 + (p % 10)];
     entries.push(booking(ctx, `busy:${p}`, date, p < 20 ? '19:00' : '21:30', table, (p * 3 + 1) % customers, { variety: p, preOrder: true }));
   }
   for (let p = 30; p < 40; p++) {
-    const entry = booking(ctx, `busy:${p}`, date, '12:30', all[p - 20]!, (p * 3 + 1) % customers, { variety: p });
+    const entry = booking(ctx, `busy:${p}`, date, '12:30', all[p - 20], (p * 3 + 1) % customers, { variety: p });
     entry.withPayment = p % 3 === 0;
     entries.push(entry);
   }
@@ -138,11 +138,11 @@ function seatedNow(ctx: PlanContext): Entry[] {
   const { seed, now } = ctx;
   return Array.from({ length: seed.seatedNow }, (_, k) => {
     const rcIndex = k % seed.revenueCenters.length;
-    const walkIn = seed.revenueCenters[rcIndex]!.walkIns;
+    const walkIn = seed.revenueCenters[rcIndex].walkIns;
     // Opened within the last two hours, so every party is still within its stay.
     const openedAt = new Date(now.getTime() - (20 + 12 * k) * MINUTE_MS);
     const start = new Date(Math.floor((openedAt.getTime() - 5 * MINUTE_MS) / (5 * MINUTE_MS)) * 5 * MINUTE_MS);
-    const stay = seed.revenueCenters[rcIndex]!.stayMinutes;
+    const stay = seed.revenueCenters[rcIndex].stayMinutes;
     const table = ctx.occupancy.placeAt(ctx.tables.all.filter((t) => t.revenue_center_id === ctx.tables.revenueCenterIds[rcIndex]), start, stay, k);
     const local = slotTime(start);
     return {
@@ -164,14 +164,14 @@ function ordinaryDay(date: string, block: string, ctx: PlanContext): Entry[] {
   const { seed, now } = ctx;
   const weekday = new Date(`${date}T00:00:00Z`).getUTCDay();
   const entries: Entry[] = [];
-  for (let e = 0; e < seed.weekdayVolume[weekday]!; e++) {
+  for (let e = 0; e < seed.weekdayVolume[weekday]; e++) {
     const planned = kindOf(date, e, ctx);
     const walkIn = planned === 'walk_in' && seed.revenueCenters.some((rc) => rc.walkIns);
     const placed = planned === 'delivery' ? undefined : ctx.occupancy.place(ctx.tables, seed, date, e, walkIn);
     if (planned !== 'delivery' && !placed) continue;
     const time = placed?.time ?? slotTime(new Date(localToInstant({ date, time: '19:00' }).getTime() + e * 7 * MINUTE_MS)).time;
     const start = localToInstant({ date, time });
-    const stay = placed ? seed.revenueCenters[placed.rcIndex]!.stayMinutes : 45;
+    const stay = placed ? seed.revenueCenters[placed.rcIndex].stayMinutes : 45;
     // Today: a party whose time is up has paid, one at its table now is seatedNow's, later ones are still to come.
     const finished = start.getTime() + stay * MINUTE_MS <= now.getTime();
     if (block === 'today' && start <= now && !finished) continue;
@@ -212,7 +212,7 @@ function kindOf(date: string, e: number, ctx: PlanContext): EntryKind {
 function booking(ctx: PlanContext, stream: string, date: string, time: string, table: VenueTable | null, customer: number | null,
   options: { variety: number; preOrder?: boolean }): Entry {
   const rcIndex = table ? Math.max(0, ctx.tables.revenueCenterIds.indexOf(table.revenue_center_id)) : 0;
-  const stay = ctx.seed.revenueCenters[rcIndex]!.stayMinutes;
+  const stay = ctx.seed.revenueCenters[rcIndex].stayMinutes;
   const start = localToInstant({ date, time });
   if (table) ctx.occupancy.reserve(table, start, stay);
   // Booked one to ten days ahead, and never after now.

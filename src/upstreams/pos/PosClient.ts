@@ -1,34 +1,43 @@
 import type { ServiceCredentials } from '../../credentials';
-import { MissingCredentialError } from '../../errors';
-import { requireBody, uuidSegment, type CallScope, type UpstreamHttp, type UpstreamRequest } from '../http';
+import { MissingCredentialError } from '../../errors/InputError';
+import { uuidSegment, type CallScope, type UpstreamHttp, type UpstreamRequest } from '../http';
+import { ScopedCaller, type ClientRequest } from '../scopedCaller';
 import { recordReader } from '../recordReader';
-import { Check, EmployeeList, type CheckRecord, type EmployeeListRecord } from './dto';
+import { POS_REQUIRED_HEADERS, type PosTimestampUnit } from './assumptions';
+import { POS_SCHEMAS, type CheckRecord, type EmployeeListRecord } from './dto';
 
 /** The POS service, for one client request: its credential only, a typed method per operation. */
 export class PosClient {
+  private readonly caller: ScopedCaller;
+  private readonly schemas: (typeof POS_SCHEMAS)[PosTimestampUnit];
+
+  /** `timestampUnit`: POS_TIMESTAMP_UNIT, in which the `*_at` fields are read as DateTimes. Default seconds. */
   constructor(
-    private readonly http: UpstreamHttp,
+    http: UpstreamHttp,
     private readonly credentials: ServiceCredentials,
     private readonly scope: CallScope,
-  ) {}
+    timestampUnit: PosTimestampUnit = 's',
+  ) {
+    this.caller = new ScopedCaller(http, credentials, scope);
+    this.schemas = POS_SCHEMAS[timestampUnit];
+  }
 
   /** The check as a record, read field by field; refused whole only when the body is no object or has no usable id. */
   async getCheck(id: string): Promise<CheckRecord> {
     const path = `/checks/${uuidSegment(id, 'id')}`;
     const route = '/checks/:id';
-    return requireBody('pos', await this.call({ method: 'GET', route, path, response: recordReader(Check, 'pos', route, this.scope) }));
+    return this.call({ method: 'GET', route, path, response: recordReader(this.schemas.Check, 'pos', route, this.scope) });
   }
 
   async listEmployees(args: { page: number; perPage: number }): Promise<EmployeeListRecord> {
     const query = { page: args.page, per_page: args.perPage };
     const route = '/employees';
-    return requireBody('pos', await this.call({ method: 'GET', route, path: route, query, response: recordReader(EmployeeList, 'pos', route, this.scope) }));
+    return this.call({ method: 'GET', route, path: route, query, response: recordReader(this.schemas.EmployeeList, 'pos', route, this.scope) });
   }
 
-  private call<T>(req: Omit<UpstreamRequest<T>, 'headers' | 'signal' | 'deadline'>): Promise<T | undefined> {
-    // Every POS operation takes the token (pos-service.md, "Authentication").
-    const missing = this.credentials.missing(['pos-access-token']);
+  private call<T>(req: ClientRequest<UpstreamRequest<T>>): Promise<T> {
+    const missing = this.credentials.missing(POS_REQUIRED_HEADERS);
     if (missing.length > 0) throw new MissingCredentialError(missing);
-    return this.http.call({ ...req, headers: { ...this.scope.headers(), ...this.credentials.headers('pos') }, signal: this.scope.signal, deadline: this.scope.deadline }, this.scope.record);
+    return this.caller.call(req);
   }
 }

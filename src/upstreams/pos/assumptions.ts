@@ -1,9 +1,18 @@
 import { z } from 'zod';
+import { posTimestampToDateTime } from '../../scalars';
+import type { DocumentedCode } from '../documentedCode';
+import { posTimestamp } from '../schemas';
 
 /**
  * Everything about the POS service that its document (pos-service.md) leaves open or lets read two ways, in one
  * place. Each entry quotes the line it reads; correcting one is a change here only. The DTOs (./dto.ts) use these.
  */
+
+/** Every POS operation takes the token (pos-service.md, "Authentication"). */
+export const POS_REQUIRED_HEADERS = ['pos-access-token'] as const;
+
+/** pos-service.md documents no error codes: a POS answer is read by its status alone, whatever code it carries. */
+export const POS_ERROR_CODES: Readonly<Record<number, DocumentedCode>> = {};
 
 /**
  * Fields the document types as plain values, read as possibly null because a real check often has nothing to say
@@ -33,9 +42,23 @@ export const paymentNames = z
   .union([z.array(z.string()), z.string().transform((name) => [name])])
   .describe('an array of strings, or one string');
 
+/** The unit of the POS integer timestamps: POS_TIMESTAMP_UNIT (src/config.ts). */
+export type PosTimestampUnit = 's' | 'ms';
+
 /**
  * "`*_at` timestamps are integers" and "the unit of the integer timestamps: not shown": seconds or milliseconds,
- * chosen by the setting POS_TIMESTAMP_UNIT (src/config.ts); a value outside years 0000 to 9999 in that unit fails its
- * field as `out_of_range`.
+ * chosen by the setting POS_TIMESTAMP_UNIT (src/config.ts), and read as the contract's DateTime (UTC, `+00:00`). A
+ * value outside years 0000 to 9999 in that unit fails its field as `out_of_range`.
  */
 export const TIMESTAMP_OUT_OF_RANGE = 'out_of_range';
+
+/** A POS `*_at` field read as a DateTime in `unit`. */
+export function posDateTime(unit: PosTimestampUnit) {
+  return posTimestamp
+    .transform((value, ctx) => {
+      const text = posTimestampToDateTime(value, unit);
+      if (text === undefined) ctx.addIssue({ code: 'custom', message: TIMESTAMP_OUT_OF_RANGE });
+      return text ?? '';
+    })
+    .describe(`a timestamp in ${unit} between the years 0000 and 9999`);
+}

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { RecordOf } from '../record';
-import { PaginationMeta, dateString, int, moneyString, posTimestamp, uuid } from '../schemas';
-import { blankWhenNotApplicable, paymentNames } from './assumptions';
+import { PaginationMeta, dateString, int, moneyString, uuid } from '../schemas';
+import { blankWhenNotApplicable, paymentNames, posDateTime, type PosTimestampUnit } from './assumptions';
 
 /**
  * Zod schemas of POS response bodies (pos-service.md, "Resources and their fields"): the one declaration of each
@@ -9,26 +9,6 @@ import { blankWhenNotApplicable, paymentNames } from './assumptions';
  */
 
 export const Named = z.object({ id: uuid, name: z.string() });
-
-export const Metafield = z.object({
-  id: uuid,
-  key: z.string(),
-  value: z.string(),
-  value_type: z.string(),
-  updated_at: posTimestamp,
-});
-export type MetafieldDto = z.infer<typeof Metafield>;
-
-export const Employee = z.object({
-  id: uuid,
-  first_name: z.string(),
-  last_name: z.string(),
-  phone_number: z.string(),
-  registration_no: z.string(),
-  property_id: uuid,
-  metafields: z.array(Metafield),
-});
-export type EmployeeDto = z.infer<typeof Employee>;
 
 export const Tax = z.object({ id: uuid, rate: int, name: z.string() });
 export type TaxDto = z.infer<typeof Tax>;
@@ -40,24 +20,6 @@ export const CustomerAccountDetail = z.object({
   paid_current_account: int,
   remaining_current_account: int,
 });
-
-export const Customer = z.object({
-  id: uuid,
-  first_name: z.string(),
-  last_name: z.string(),
-  phone_number: z.string(),
-  email: z.string(),
-  gender: z.string(),
-  enterprise_id: uuid,
-  customer_discount_id: uuid,
-  created_at: posTimestamp,
-  updated_at: posTimestamp,
-  account_detail: CustomerAccountDetail,
-  tags: z.array(Named),
-  external_id: z.string(),
-  metafields: z.array(Metafield),
-});
-export type CustomerDto = z.infer<typeof Customer>;
 
 export const Delivery = z.object({
   address: z.string(),
@@ -146,49 +108,92 @@ export const CheckOffer = z.object({
   value: z.string(),
 });
 
-export const Check = z.object({
-  id: uuid,
-  alias: z.string(),
-  created_at: posTimestamp,
-  updated_at: posTimestamp,
-  closed_at: blankWhenNotApplicable(posTimestamp),
-  business_date: dateString,
-  female_cover: int,
-  male_cover: int,
-  child_cover: int,
-  note: z.string(),
-  sequence: int,
-  sequential_id: int,
-  status: z.string(),
-  delivery_status: z.string(),
-  property_id: uuid,
-  revenue_center: Named,
-  shift_id: uuid,
-  employee: Employee,
-  table: blankWhenNotApplicable(Named),
-  sales_channel: Named,
-  customer: blankWhenNotApplicable(Customer),
-  delivery: blankWhenNotApplicable(Delivery),
-  extras: z.record(z.string(), z.unknown()),
-  check_service_charge: blankWhenNotApplicable(CheckServiceCharge),
-  summary: CheckSummary,
-  check_discounts: z.array(CheckDiscount),
-  check_payments: z.array(CheckPayment),
-  check_items: z.array(CheckItem),
-  check_offers: z.array(CheckOffer),
-});
-export type CheckDto = z.infer<typeof Check>;
-export type NamedDto = z.infer<typeof Named>;
-export type DeliveryDto = z.infer<typeof Delivery>;
-export type CheckServiceChargeDto = z.infer<typeof CheckServiceCharge>;
-export type CheckSummaryDto = z.infer<typeof CheckSummary>;
-export type CheckDiscountDto = z.infer<typeof CheckDiscount>;
-export type CheckPaymentDto = z.infer<typeof CheckPayment>;
-export type CheckItemDto = z.infer<typeof CheckItem>;
-export type CheckOfferDto = z.infer<typeof CheckOffer>;
+/**
+ * The records with `*_at` fields, which read as DateTimes in the unit of POS_TIMESTAMP_UNIT (./assumptions.ts), and
+ * the records that hold them: one set per unit, made once.
+ */
+function timestamped(unit: PosTimestampUnit) {
+  const at = posDateTime(unit);
+  const Metafield = z.object({
+    id: uuid,
+    key: z.string(),
+    value: z.string(),
+    value_type: z.string(),
+    updated_at: at,
+  });
+  const Employee = z.object({
+    id: uuid,
+    first_name: z.string(),
+    last_name: z.string(),
+    phone_number: z.string(),
+    registration_no: z.string(),
+    property_id: uuid,
+    metafields: z.array(Metafield),
+  });
+  const Customer = z.object({
+    id: uuid,
+    first_name: z.string(),
+    last_name: z.string(),
+    phone_number: z.string(),
+    email: z.string(),
+    gender: z.string(),
+    enterprise_id: uuid,
+    customer_discount_id: uuid,
+    created_at: at,
+    updated_at: at,
+    account_detail: CustomerAccountDetail,
+    tags: z.array(Named),
+    external_id: z.string(),
+    metafields: z.array(Metafield),
+  });
+  const Check = z.object({
+    id: uuid,
+    alias: z.string(),
+    created_at: at,
+    updated_at: at,
+    closed_at: blankWhenNotApplicable(at),
+    business_date: dateString,
+    female_cover: int,
+    male_cover: int,
+    child_cover: int,
+    note: z.string(),
+    sequence: int,
+    sequential_id: int,
+    status: z.string(),
+    delivery_status: z.string(),
+    property_id: uuid,
+    revenue_center: Named,
+    shift_id: uuid,
+    employee: Employee,
+    table: blankWhenNotApplicable(Named),
+    sales_channel: Named,
+    customer: blankWhenNotApplicable(Customer),
+    delivery: blankWhenNotApplicable(Delivery),
+    extras: z.record(z.string(), z.unknown()),
+    check_service_charge: blankWhenNotApplicable(CheckServiceCharge),
+    summary: CheckSummary,
+    check_discounts: z.array(CheckDiscount),
+    check_payments: z.array(CheckPayment),
+    check_items: z.array(CheckItem),
+    check_offers: z.array(CheckOffer),
+  });
+  const EmployeeList = z.object({ meta: PaginationMeta, employees: z.array(Employee) });
+  return { Metafield, Employee, Customer, Check, EmployeeList };
+}
 
-export const EmployeeList = z.object({ meta: PaginationMeta, employees: z.array(Employee) });
-export type EmployeeListDto = z.infer<typeof EmployeeList>;
+/** Each unit's schemas; PosClient reads with those of the configured unit. */
+export const POS_SCHEMAS = { s: timestamped('s'), ms: timestamped('ms') } as const;
+
+/** The schemas in seconds: the declaration the types below name (both units read to the same types). */
+export const { Metafield, Employee, Customer, Check, EmployeeList } = POS_SCHEMAS.s;
+
+/** The upstream's bodies as they come (timestamps as integers). */
+export type MetafieldDto = z.input<typeof Metafield>;
+export type EmployeeDto = z.input<typeof Employee>;
+export type CustomerDto = z.input<typeof Customer>;
+export type CheckDto = z.input<typeof Check>;
+
+export type NamedDto = z.infer<typeof Named>;
 
 /** What resolvers receive (codegen mappers): the records, read field by field. */
 export type CheckRecord = RecordOf<typeof Check>;

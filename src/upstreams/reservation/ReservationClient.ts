@@ -1,5 +1,6 @@
-import { MissingCredentialError } from '../../errors';
-import { BODY_IGNORED, requireBody, uuidSegment, type CallScope, type UpstreamHttp, type UpstreamRequest } from '../http';
+import { MissingCredentialError } from '../../errors/InputError';
+import { BODY_IGNORED, uuidSegment, type CallScope, type IgnoredBodyRequest, type UpstreamHttp, type UpstreamRequest } from '../http';
+import { ScopedCaller, type ClientRequest } from '../scopedCaller';
 import { CALENDAR_RESPONSE_KEY, RESERVATION_READ, RESERVATION_REQUIRED_HEADERS } from './assumptions';
 import {
   CalendarEnvelope,
@@ -23,18 +24,22 @@ type Operation = keyof typeof RESERVATION_REQUIRED_HEADERS;
 
 /** The reservation service, for one client request: its credentials only, a typed method per operation. */
 export class ReservationClient {
+  private readonly caller: ScopedCaller;
+
   constructor(
-    private readonly http: UpstreamHttp,
+    http: UpstreamHttp,
     private readonly credentials: ServiceCredentials,
     private readonly scope: CallScope,
-  ) {}
+  ) {
+    this.caller = new ScopedCaller(http, credentials, scope);
+  }
 
   // Answers are records read field by field; the envelope's reservation must be an object with a usable id, or the
   // answer is refused whole (../record.ts).
   async createReservation(body: CreateReservationBodyDto): Promise<ReservationRecord> {
     const route = '/v1/reservations';
     const res = await this.call('createReservation', { method: 'POST', route, path: route, body: CreateReservationBody.parse(body), response: recordReader(ReservationEnvelope, 'reservation', route, this.scope) });
-    return requireBody('reservation', res).read('reservation');
+    return res.read('reservation');
   }
 
   /** Resolves null when the service answers without a body (the document does not show this response). */
@@ -46,6 +51,7 @@ export class ReservationClient {
       path: route,
       body: CalendarReservationBody.parse(body),
       response: recordReader(CalendarEnvelope, 'reservation', route, this.scope),
+      onEmpty: () => null,
     });
     return res ? res.read(CALENDAR_RESPONSE_KEY) : null;
   }
@@ -68,7 +74,7 @@ export class ReservationClient {
     const path = RESERVATION_READ.showPath(uuidSegment(id, 'id'));
     const route = '/v1/reservations/:id';
     const res = await this.call('readReservations', { method: 'GET', route, path, response: recordReader(ReservationEnvelope, 'reservation', route, this.scope) });
-    return requireBody('reservation', res).read('reservation');
+    return res.read('reservation');
   }
 
   async listReservations(args: { date: string; revenueCenterId?: string; page: number; perPage: number }): Promise<ReservationListRecord> {
@@ -80,15 +86,14 @@ export class ReservationClient {
       query: { date: args.date, revenue_center_id: args.revenueCenterId, page: args.page, per_page: args.perPage },
       response: recordReader(ReservationList, 'reservation', RESERVATION_READ.indexPath, this.scope),
     });
-    return requireBody('reservation', res);
+    return res;
   }
 
-  private call<T>(operation: Operation, req: Omit<UpstreamRequest<T>, 'headers' | 'signal' | 'deadline'>): Promise<T | undefined> {
+  private call(operation: Operation, req: ClientRequest<IgnoredBodyRequest>): Promise<void>;
+  private call<T>(operation: Operation, req: ClientRequest<UpstreamRequest<T>>): Promise<T>;
+  private call<T>(operation: Operation, req: ClientRequest<UpstreamRequest<T>> | ClientRequest<IgnoredBodyRequest>): Promise<T | void> {
     const missing = this.credentials.missing(RESERVATION_REQUIRED_HEADERS[operation]);
     if (missing.length > 0) throw new MissingCredentialError(missing);
-    return this.http.call(
-      { ...req, headers: { ...this.scope.headers(), ...this.credentials.headers('reservation') }, signal: this.scope.signal, deadline: this.scope.deadline },
-      this.scope.record,
-    );
+    return req.response === BODY_IGNORED ? this.caller.call({ ...req, response: req.response }) : this.caller.call(req);
   }
 }

@@ -33,23 +33,12 @@ export const RESERVATION_REQUIRED_HEADERS = {
   createOffDay: ['authorization', 'employee_token', 'store_pin_code', 'slug_name'],
 } as const;
 
-/** The documented error codes and their reason names (reservation-service.md, "Errors"). */
-export const RESERVATION_ERROR_REASONS: Readonly<Record<number, string>> = {
-  960: 'invalid_token',
-  821: 'payment_expiry_duration_is_not_suitable',
-  822: 'amount_is_invalid',
-  832: 'feature_disabled_error',
-};
-
 /**
- * The upstream request field each documented input-refusal code is about (reservation-service.md, "Errors": 821 about
- * expiration_time, 822 about amount, both on the payment request update). `extensions.field` is its GraphQL input
- * path, derived from the input mapper (src/errors/inputNames.ts). A code that names no field is absent.
+ * Assumed: a STORE_PIN_CODE is 4 characters (the sandbox's and the examples' PINs are; the document never gives a
+ * length). Credentials shorter than this are not looked for in upstream messages (any text would "contain" them),
+ * so the PIN must be this long to be masked at all.
  */
-export const RESERVATION_ERROR_FIELDS: Readonly<Record<number, string>> = {
-  821: 'expiration_time',
-  822: 'amount',
-};
+export const STORE_PIN_CODE_LENGTH = 4;
 
 /**
  * How the reservation record's fields are read where reservation-service.md lets a line read more than one way. The
@@ -92,7 +81,7 @@ const DATE_TIME_READ = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)
 function normaliseDateTime(text: string): string | undefined {
   const m = DATE_TIME_READ.exec(text);
   if (!m) return undefined;
-  const offset = m[3]!;
+  const offset = m[3];
   const hhmm = offset === 'Z' ? 'Z' : `${offset.slice(0, 3)}:${offset.length === 3 ? '00' : offset.slice(-2)}`;
   const canonical = `${m[1]}T${m[2]}${hhmm}`;
   return isDateTime(canonical) ? canonical : undefined;

@@ -22,7 +22,6 @@ export const ReservationCustomer = z.object({
   primary_phone_number: z.string(),
   type_name: z.string(),
 });
-export type ReservationCustomerDto = z.infer<typeof ReservationCustomer>;
 
 /** The record's `check`: "object or null" in the document; only its `id` is relied on (it links to POS). */
 export const ReservationCheckRef = z.looseObject({ id: uuid });

@@ -1,7 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { GatewayContext } from '../context';
-import type { GatewayMetrics } from '../observability/metrics';
-import { operationOutcome } from './operationOutcome';
+import type { GatewayContext } from '../../context';
+import type { GatewayMetrics } from '../metrics';
+import { operationOutcome } from '../operationOutcome';
 
 /** Counts each GraphQL operation by name and outcome, and observes its duration. */
 export function metricsPlugin(metrics: GatewayMetrics): ApolloServerPlugin<GatewayContext> {

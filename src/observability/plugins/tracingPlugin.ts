@@ -1,7 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
-import type { GatewayContext } from '../context';
-import { operationOutcome } from './operationOutcome';
+import type { GatewayContext } from '../../context';
+import { operationOutcome } from '../operationOutcome';
 
 /** Attribute names of the OpenTelemetry GraphQL conventions (still "incubating", so copied here as the project advises). */
 const ATTR_GRAPHQL_OPERATION_NAME = 'graphql.operation.name';
@@ -9,8 +9,9 @@ const ATTR_GRAPHQL_OPERATION_TYPE = 'graphql.operation.type';
 
 /**
  * Names the request's span after its operation (`query Day`) and records how it ended. The span itself is started
- * around the whole request by `withOperationSpan` (server.ts), so that the resolvers' upstream calls become its children; this
- * plugin only learns what the span is about. Without tracing there is no recording span and the plugin does nothing.
+ * around the whole request by `withOperationSpan` (src/http/graphqlRoute.ts), so that the resolvers' upstream calls
+ * become its children; this plugin only learns what the span is about. Without tracing there is no recording span and
+ * the plugin does nothing.
  */
 export function tracingPlugin(): ApolloServerPlugin<GatewayContext> {
   return {

@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { availableCores } from '../process/cores';
+
+const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+const bool = (def: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .transform((v) => v === 'true' || v === '1')
+    .default(def);
+const ratio = (def: number) => z.coerce.number().min(0).max(1).default(def);
+const openRatio = (def: number) => z.coerce.number().gt(0, 'must be above 0').lt(1, 'must be below 1').default(def);
+/** Comma-separated GraphQL names (`a, b`), split by namesOf. */
+const nameList = z
+  .string()
+  .regex(/^\s*[_A-Za-z]\w*\s*(,\s*[_A-Za-z]\w*\s*)*,?\s*$/, 'must be comma-separated GraphQL names')
+  .optional();
+/** The names of a nameList setting. */
+export const namesOf = (list: string | undefined): string[] => (list ?? '').split(',').map((n) => n.trim()).filter(Boolean);
+const baseUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
+/**
+ * Every setting, parsed from the environment. Each one is in the README's settings table (a test checks it).
+ * Names are the environment variables; defaults are safe for production.
+ */
+export const ConfigSchema = z.object({
+  NODE_ENV: z.enum(['production', 'development', 'test']).default('production'),
+  RESERVATION_BASE_URL: baseUrl,
+  POS_BASE_URL: baseUrl,
+  PORT: int(4000).pipe(z.number().max(65535)),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  SHUTDOWN_DELAY_MS: int(5000),
+  DRAIN_TIMEOUT_MS: int(15_000, 1),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default('tablegraph'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  POS_TIMESTAMP_UNIT: z.enum(['s', 'ms']).default('s'),
+  UPSTREAM_CONNECT_TIMEOUT_MS: int(1000, 1),
+  UPSTREAM_HEADERS_TIMEOUT_MS: int(3000, 1),
+  UPSTREAM_BODY_TIMEOUT_MS: int(3000, 1),
+  UPSTREAM_CONNECTIONS: int(128, 1),
+  UPSTREAM_MAX_RESPONSE_BYTES: int(5 * 1024 * 1024, 1024),
+  REQUEST_TIMEOUT_MS: int(10_000, 1),
+  UPSTREAM_RETRIES: int(2).pipe(z.number().max(2)),
+  UPSTREAM_RETRY_BASE_DELAY_MS: int(50),
+  UPSTREAM_RETRY_MAX_DELAY_MS: int(1000),
+  UPSTREAM_RETRY_AFTER_MAX_MS: int(2000),
+  UPSTREAM_RETRY_BUDGET_RATIO: ratio(0.1),
+  UPSTREAM_RETRY_BUDGET_MIN_PER_SECOND: int(1),
+  BREAKER_CONSECUTIVE_FAILURES: int(0),
+  BREAKER_FAILURE_RATIO: openRatio(0.5),
+  /** Retired: the window is a time span now (BREAKER_WINDOW_MS). Still accepted, so a deployment setting it starts. */
+  BREAKER_WINDOW_SIZE: z.coerce.number().int().min(1).optional(),
+  BREAKER_MINIMUM_CALLS: int(50, 1),
+  BREAKER_HALF_OPEN_AFTER_MS: int(10_000, 1),
+  UPSTREAM_MAX_CONCURRENT: int(128, 1),
+  UPSTREAM_MAX_QUEUED: int(2048),
+  CHECK_LOADER_CONCURRENCY: int(32, 1),
+  MAX_BODY_BYTES: int(1024 * 1024, 1024),
+  MAX_BATCH_SIZE: int(0).pipe(z.number().max(50)),
+  MAX_DEPTH: int(10, 1),
+  MAX_COST: int(5000, 1),
+  MAX_ALIASES: int(10),
+  MAX_TOKENS: int(2000, 1),
+  MAX_DIRECTIVES: int(20),
+  MAX_UPSTREAM_CALLS: int(150, 1),
+  INTROSPECTION: bool(false),
+  JIT_MIN_USES: int(3, 1),
+  JIT_MAX_DOCUMENTS: int(50),
+  DOCUMENT_CACHE_MAX_BYTES: int(8 * 1024 * 1024, 1024),
+  APQ_CACHE_MAX_BYTES: int(10 * 1024 * 1024, 1024),
+  APQ_TTL_SECONDS: int(86_400, 1),
+  REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
+  CLIENTS_FILE: z.string().min(1).optional(),
+  RATE_LIMIT_LOCAL_SHARE_OF: int(1, 1),
+  BREAKER_WINDOW_MS: int(10_000, 100),
+  BREAKER_HALF_OPEN_PROBES: int(10, 1),
+  SERVER_HEADERS_TIMEOUT_MS: int(5000, 1),
+  SERVER_REQUEST_TIMEOUT_MS: int(30_000, 1),
+  SERVER_KEEP_ALIVE_TIMEOUT_MS: int(5000, 1),
+  SERVER_MAX_REQUESTS_PER_SOCKET: int(1000),
+  SERVER_MAX_HEADER_BYTES: int(16 * 1024, 1024),
+  SERVER_MAX_CONNECTIONS: int(4096, 1),
+  TRUSTED_DOCUMENTS: z.string().optional(),
+  TRUSTED_DOCUMENTS_MODE: z.enum(['off', 'log', 'enforce']).default('log'),
+  IDEMPOTENCY_TTL_SECONDS: int(86_400, 1),
+  IDEMPOTENCY_MAX_RESPONSE_BYTES: int(256 * 1024, 1024),
+  IDEMPOTENCY_FAIL_OPEN: bool(false),
+  IDEMPOTENCY_REQUIRED: nameList,
+  IDEMPOTENCY_MEMORY_MAX_BYTES: int(64 * 1024 * 1024, 64 * 1024),
+  WORKERS: z
+    .string()
+    .regex(/^(auto|[1-9]\d{0,2})$/, 'must be auto or a whole number of processes from 1 to 999')
+    .transform((v) => (v === 'auto' ? availableCores() : Number(v)))
+    .default(1),
+  HEAP_GROWING_PERCENT: int(50).pipe(z.number().max(300)),
+}).superRefine((e, ctx) => {
+  if (e.SERVER_HEADERS_TIMEOUT_MS > e.SERVER_REQUEST_TIMEOUT_MS) {
+    ctx.addIssue({ code: 'custom', path: ['SERVER_HEADERS_TIMEOUT_MS'], message: `must not exceed SERVER_REQUEST_TIMEOUT_MS (${e.SERVER_REQUEST_TIMEOUT_MS})` });
+  }
+  if (e.TRUSTED_DOCUMENTS_MODE === 'enforce' && manifestPaths(e.TRUSTED_DOCUMENTS).length === 0) {
+    ctx.addIssue({ code: 'custom', path: ['TRUSTED_DOCUMENTS'], message: 'is required when TRUSTED_DOCUMENTS_MODE is enforce (it would refuse every request)' });
+  }
+});
+
+/** The settings as parsed, before they are shaped into a Config. */
+export type Settings = z.infer<typeof ConfigSchema>;
+
+/** TRUSTED_DOCUMENTS: comma-separated manifest paths. */
+export function manifestPaths(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
+}

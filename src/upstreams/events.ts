@@ -1,0 +1,51 @@
+import type { UpstreamError } from '../errors/UpstreamError';
+import type { CircuitStateName } from './circuitBreaker';
+import type { ServiceName } from './serviceName';
+import type { HttpMethod } from './transport';
+
+/** What one upstream call did, for the per-request log and metrics. */
+export interface UpstreamCallRecord {
+  service: ServiceName;
+  method: HttpMethod;
+  route: string;
+  status?: number;
+  durationMs: number;
+  error?: UpstreamError;
+  /** The GraphQL request that made the call (its `x-request-id`), for the failure log line. */
+  requestId?: string;
+  /**
+   * Whether the request was written to a connection, so that the service may have received it (src/upstreams/
+   * wireSignal.ts). False when it failed before: a refused connection, a connect timeout, a deadline already past.
+   */
+  sent?: boolean;
+}
+
+/**
+ * What the upstream transports report as they work, whichever request made them work: the one listener interface
+ * of the transports (onCall), their resilience policies (the other two), the metrics and the logs.
+ */
+export interface UpstreamEvents {
+  /** Every call (each retry is one): counted, timed, and logged on one line when it failed. */
+  onCall?: (record: UpstreamCallRecord) => void;
+  /** Every circuit breaker state change: the log line and the `tablegraph_upstream_circuit_state` gauge. */
+  onCircuitStateChange?: (service: ServiceName, state: CircuitStateName) => void;
+  /** Each retry and its wait. */
+  onRetry?: (service: ServiceName, attempt: number, delayMs: number, error: UpstreamError) => void;
+}
+
+/** Both sets of listeners, `a` first where both listen to the same event, rather than one replacing the other. */
+export function combineEvents(a: UpstreamEvents, b: UpstreamEvents): UpstreamEvents {
+  return {
+    onCall: both(a.onCall, b.onCall),
+    onCircuitStateChange: both(a.onCircuitStateChange, b.onCircuitStateChange),
+    onRetry: both(a.onRetry, b.onRetry),
+  };
+}
+
+function both<A extends unknown[]>(first?: (...args: A) => void, second?: (...args: A) => void): ((...args: A) => void) | undefined {
+  if (!first || !second) return first ?? second;
+  return (...args) => {
+    first(...args);
+    second(...args);
+  };
+}

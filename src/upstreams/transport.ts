@@ -1,0 +1,159 @@
+import { Pool, type Dispatcher } from 'undici';
+import { codeOf, nameOf } from '../errors/errorFields';
+import { UpstreamError } from '../errors/UpstreamError';
+import type { ServiceName } from './serviceName';
+import { isSuccess } from './assumptions';
+import { deadlineError } from './deadlineError';
+import { markWhenWritten, type WireMark } from './wireSignal';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH';
+
+export interface TransportOptions {
+  /** Base address of the service; a path prefix is kept (`https://host/api` + `/v1/x`). */
+  baseUrl: string;
+  /** Time to open a connection. */
+  connectTimeoutMs: number;
+  /** Time from sending the request to the response headers. */
+  headersTimeoutMs: number;
+  /** Longest silence while the body arrives. */
+  bodyTimeoutMs: number;
+  /** Keep-alive connections in the pool. */
+  connections: number;
+  /** Larger bodies are refused as a bad response, so one answer cannot exhaust memory. */
+  maxResponseBytes: number;
+}
+
+/** One request as the wire sees it. */
+export interface TransportRequest {
+  method: HttpMethod;
+  /** The path as a template (`/checks/:id`), for spans. */
+  route: string;
+  /** The path to call, built only from encoded, validated segments. */
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  /** Every header to send; the transport adds only `accept` and, with a body, `content-type`. */
+  headers: Record<string, string>;
+  body?: unknown;
+  signal?: AbortSignal;
+  /** A 2xx body means nothing here: drained unread so the connection can be reused. */
+  ignoreSuccessBody: boolean;
+}
+
+/** An answer as it came: status, headers and the body's text (empty when drained). */
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** Sends one request; `wire` is set once the request is written (src/upstreams/wireSignal.ts). */
+export type Send = (req: TransportRequest, wire: WireMark) => Promise<Answer>;
+
+/** Behaviour wrapped around a Send, as undici composes interceptors onto a dispatcher (tracing, for one). */
+export type SendLayer = (next: Send) => Send;
+
+/** Undici error codes (and socket errnos) that mean the service did not answer in time, or could not be reached. */
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const UNAVAILABLE_CODES = new Set([
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_DESTROYED',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+/**
+ * The wire of one upstream service: a keep-alive undici pool with time budgets and a body size cap. Redirects are
+ * never followed (undici's `request` does not follow them). What the answer means is read elsewhere (./answer.ts).
+ */
+export class UpstreamTransport {
+  private readonly pool: Pool;
+  /** The pool with the interceptor that tells whether each request was written (src/upstreams/wireSignal.ts). */
+  private readonly dispatcher: Dispatcher;
+  private readonly prefix: string;
+
+  constructor(private readonly options: TransportOptions) {
+    const base = new URL(options.baseUrl);
+    this.prefix = base.pathname.replace(/\/+$/, '');
+    this.pool = new Pool(base.origin, {
+      connections: options.connections,
+      connect: { timeout: options.connectTimeoutMs },
+      headersTimeout: options.headersTimeoutMs,
+      bodyTimeout: options.bodyTimeoutMs,
+      keepAliveTimeout: 10_000,
+      maxResponseSize: options.maxResponseBytes,
+    });
+    this.dispatcher = this.pool.compose(markWhenWritten);
+  }
+
+  /** This transport's Send with `layers` around it, the first outermost. */
+  compose(...layers: SendLayer[]): Send {
+    return layers.reduceRight<Send>((next, layer) => layer(next), (req, wire) => this.send(req, wire));
+  }
+
+  async send(req: TransportRequest, wire: WireMark): Promise<Answer> {
+    const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
+    let body: string | undefined;
+    if (req.body !== undefined) {
+      body = JSON.stringify(req.body);
+      headers['content-type'] = 'application/json';
+    }
+    const res = await this.dispatcher.request({
+      opaque: wire,
+      method: req.method,
+      path: this.prefix + req.path + queryString(req.query),
+      headers,
+      body,
+      signal: req.signal,
+    });
+    if (req.ignoreSuccessBody && isSuccess(res.statusCode)) {
+      // Drained so the connection can be reused; past the size cap undici closes it instead of reading on.
+      await res.body.dump({ limit: this.options.maxResponseBytes, ...(req.signal ? { signal: req.signal } : {}) });
+      return { status: res.statusCode, headers: res.headers, text: '' };
+    }
+    // The pool's maxResponseSize cuts a body past the cap (UND_ERR_RES_EXCEEDED_MAX_SIZE); undici's own text()
+    // reads the rest far faster than iterating the stream chunk by chunk.
+    return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}
+
+/** Any failure of a call as an UpstreamError, by undici's stable error codes. */
+export function transportError(service: ServiceName, err: unknown, signal: AbortSignal | undefined): UpstreamError {
+  if (err instanceof UpstreamError) return err;
+  if (signal?.aborted) return deadlineError(service);
+  const code = errorCode(err);
+  if (nameOf(err) === 'AbortError' || (code !== undefined && TIMEOUT_CODES.has(code))) {
+    return new UpstreamError(service, 'timeout', { cause: err });
+  }
+  if (code !== undefined && UNAVAILABLE_CODES.has(code)) {
+    return new UpstreamError(service, 'unavailable', { detail: 'the connection failed', connectionFailed: true, cause: err });
+  }
+  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
+    return new UpstreamError(service, 'bad_response', { detail: 'the body is too large', cause: err });
+  }
+  return new UpstreamError(service, 'unavailable', { detail: 'the call failed', connectionFailed: true, cause: err });
+}
+
+/** The code of the error or of the nearest cause that has one. */
+function errorCode(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const cause = 'cause' in err ? err.cause : undefined;
+  return codeOf(err) ?? (cause !== err ? errorCode(cause) : undefined);
+}
+
+function queryString(query: TransportRequest['query']): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
