@@ -11,7 +11,7 @@ describe('leakedSecrets', () => {
   });
 
   it('does not take a PIN for a part of an id, a timestamp or a duration', () => {
-    const line = '{"time":1763948217000,"requestId":"9f34821a-0000-4000-8000-000000000000","durationMs":4821.3}';
+    const line = '{"time":1763948217000,"requestId":"9f34821a-0000-4000-8000-000000000000","durationMs":4821.3,"id":"0a1b2c3d-5e6f-4821-9abc-def012345678"}';
     expect(leakedSecrets(line, ['4821'])).toEqual([]);
   });
 });
