@@ -117,6 +117,9 @@ async function main(): Promise<void> {
 function gatewayEnv(pair: UpstreamPair): Record<string, string> {
   // Trusted documents in the default mode (log), as a production gateway serving apps by id runs.
   const env: Record<string, string> = { NODE_ENV: 'production', RESERVATION_BASE_URL: pair.reservationUrl, POS_BASE_URL: pair.posUrl, SHUTDOWN_DELAY_MS: '0', TRUSTED_DOCUMENTS: TRUSTED_MANIFEST };
+  // autocannon keeps sending on a connection the server asked to close (`connection: close` after
+  // SERVER_MAX_REQUESTS_PER_SOCKET requests), and Node answers those 503; a real client opens a new connection.
+  env.SERVER_MAX_REQUESTS_PER_SOCKET = '0';
   if (process.env.BENCH_GATEWAY_NODE_OPTIONS) env.NODE_OPTIONS = process.env.BENCH_GATEWAY_NODE_OPTIONS;
   // The price of the memory policy: BENCH_HEAP_GROWING_PERCENT=0 runs the gateway with V8's own heap growth.
   if (process.env.BENCH_HEAP_GROWING_PERCENT) env.HEAP_GROWING_PERCENT = process.env.BENCH_HEAP_GROWING_PERCENT;
