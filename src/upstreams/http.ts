@@ -8,7 +8,7 @@ import { UpstreamResilience, type ResilienceOptions } from './resilience';
 import { UUID_PATTERN } from './schemas';
 import type { ServiceName } from './serviceName';
 import { tracedSend } from './tracedSend';
-import { UpstreamTransport, transportError, type HttpMethod, type Send, type TransportOptions } from './transport';
+import { UpstreamTransport, transportError, type Send, type TransportOptions, type TransportRequest } from './transport';
 import { WireMark } from './wireSignal';
 
 export { BODY_IGNORED, type BodyReader } from './answer';
@@ -21,23 +21,12 @@ export interface UpstreamHttpOptions extends TransportOptions, Pick<UpstreamEven
   resilience?: Omit<ResilienceOptions, 'service'>;
 }
 
-/** One operation's call: what to send, and how its 2xx body is read. */
-export interface UpstreamRequest<T> {
-  method: HttpMethod;
-  /** The path as a template, for logs and metrics (`/checks/:id`), never with raw ids. */
-  route: string;
-  /** The path to call, built only from encoded, validated segments. */
-  path: string;
-  query?: Record<string, string | number | undefined>;
-  /** Every header to send: this service's credentials and the gateway's own; nothing else is added. */
-  headers: Record<string, string>;
-  body?: unknown;
+/** One operation's call: what to send (as the transport sends it), how its 2xx body is read, and its deadline. */
+export interface UpstreamRequest<T> extends Omit<TransportRequest, 'ignoreSuccessBody'> {
   /** What a non-empty 2xx body becomes (./answer.ts). */
   response: BodyReader<T>;
   /** What a 2xx without a body becomes; absent, such an answer is a bad response. */
   onEmpty?: () => T;
-  /** Aborts the call when the GraphQL request's deadline passes. */
-  signal?: AbortSignal;
   /** The GraphQL request's deadline (epoch ms): retries never wait past it. */
   deadline?: number;
 }

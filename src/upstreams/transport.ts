@@ -26,14 +26,18 @@ export interface TransportOptions {
 /** One request as the wire sees it. */
 export interface TransportRequest {
   method: HttpMethod;
-  /** The path as a template (`/checks/:id`), for spans. */
+  /** The path as a template (`/checks/:id`), for spans, logs and metrics: never with raw ids. */
   route: string;
   /** The path to call, built only from encoded, validated segments. */
   path: string;
   query?: Record<string, string | number | undefined>;
-  /** Every header to send; the transport adds only `accept` and, with a body, `content-type`. */
+  /**
+   * Every header to send: the service's credentials and the gateway's own; the transport adds only `accept` and,
+   * with a body, `content-type`.
+   */
   headers: Record<string, string>;
   body?: unknown;
+  /** Aborts the call when the GraphQL request's deadline passes. */
   signal?: AbortSignal;
   /** A 2xx body means nothing here: drained unread so the connection can be reused. */
   ignoreSuccessBody: boolean;
