@@ -65,12 +65,13 @@ export interface ContextRequest {
   logFields?: Readonly<Record<string, string>>;
   /** The calling client, when a clients file is loaded. */
   client?: ClientRequestState;
-  /** Where the HTTP layer collects the calls of the whole HTTP request too; none in unit tests. */
+  /** Where the HTTP layer collects the calls of the whole HTTP request; none in unit tests. */
   upstreamCalls?: UpstreamCallRecord[];
 }
 
 export function createContext(deps: ContextDeps, request: ContextRequest): GatewayContext {
-  const upstreamCalls: UpstreamCallRecord[] = [];
+  // The HTTP layer's own list when it keeps one (idempotency reads it), so each call is recorded once.
+  const upstreamCalls: UpstreamCallRecord[] = request.upstreamCalls ?? [];
   const signal = AbortSignal.timeout(deps.config.requestTimeoutMs);
   // Every upstream call of the request listens on this one signal (a day's list makes 31): no leak to warn of.
   setMaxListeners(0, signal);
@@ -79,10 +80,7 @@ export function createContext(deps: ContextDeps, request: ContextRequest): Gatew
   const scope: CallScope = {
     headers: () => gatewayHeaders,
     requestId: request.requestId,
-    record: (r) => {
-      upstreamCalls.push(r);
-      request.upstreamCalls?.push(r);
-    },
+    record: (r) => upstreamCalls.push(r),
     // One budget for the whole request, shared by every upstream call and retry it makes.
     deadline: Date.now() + deps.config.requestTimeoutMs,
     signal,

@@ -5,6 +5,7 @@ import type { Tracing } from './observability/tracing';
 import { exitWhileStarting, isClusterWorker, onPrimaryShutdown, runPrimary } from './process/cluster';
 import { applyHeapPolicy } from './process/heap';
 import type { Gateway, GatewayDeps } from './server';
+import { messageOf } from './errors/errorFields';
 
 /** Beyond the shutdown delay and the drain timeout, how long closing the pools and flushing spans may take. */
 const CLEANUP_GRACE_MS = 10_000;
@@ -101,7 +102,7 @@ if (require.main === module) {
   const primary = config.workers > 1 && !isClusterWorker();
   if (primary) runPrimary(config, createLogger({ level: config.logLevel, fields: { pid: process.pid } }));
   else runGateway(config).catch((err: unknown) => {
-    process.stderr.write(`Gateway failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`Gateway failed to start: ${messageOf(err)}\n`);
     process.exit(1);
   });
 }

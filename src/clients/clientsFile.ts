@@ -3,6 +3,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '../config';
 import { codeOf, messageOf } from '../errors/errorFields';
+import { formatPath } from '../errors/fieldPath';
 
 /** What one client may do (README, "Clients and limits"). */
 export interface ClientPolicy {
@@ -117,7 +118,7 @@ export function loadClientsFile(path: string): ClientsDirectory {
 /** Validates a parsed clients file and merges each client's policy over its audience's defaults. */
 export function clientsDirectory(raw: unknown): ClientsDirectory {
   const parsed = ClientsFileSchema.safeParse(raw ?? {});
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `CLIENTS_FILE ${pathOf(i.path)}: ${i.message}`));
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `CLIENTS_FILE ${formatPath(i.path) || '(root)'}: ${i.message}`));
   const file = parsed.data;
   const problems: string[] = [];
   const merge = (audience: Audience, where: string, ...layers: Array<z.infer<typeof PolicyOverrides> | undefined>): ClientPolicy => {
@@ -138,8 +139,4 @@ export function clientsDirectory(raw: unknown): ClientsDirectory {
   if (anonymous) all.push(anonymous);
   if (problems.length > 0) throw new ConfigError(problems);
   return { byKeyHash, firstParty, ...(anonymous ? { anonymous } : {}), all };
-}
-
-function pathOf(path: ReadonlyArray<PropertyKey>): string {
-  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`)).join('') || '(root)';
 }

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { callerHash } from '../credentials';
+import { sha256Hex } from '../sha256';
 import type { ClientsDirectory, KnownClient } from './clientsFile';
 
 /** Who is calling, and the key its budgets are kept under. */
@@ -17,7 +17,7 @@ export type Identification =
 export function identify(directory: ClientsDirectory, header: (lowerName: string) => string | undefined): Identification {
   const key = header('x-api-key');
   if (key !== undefined && key !== '') {
-    const partner = directory.byKeyHash.get(createHash('sha256').update(key).digest('hex'));
+    const partner = directory.byKeyHash.get(sha256Hex(key));
     return partner ? { known: true, client: partner, budgetKey: 'partner' } : { known: false, reason: 'unknown_key' };
   }
   const name = header('apollographql-client-name');

@@ -7,9 +7,9 @@ import type { GatewayMetrics } from '../observability/metrics';
 import { withOperationSpan } from '../observability/tracing';
 import type { UpstreamCallRecord } from '../upstreams/http';
 import { BodyTooLargeError, readBody } from './body';
-import type { OperationOutcome } from '../observability/operationOutcome';
+import { outcomeOfResult, type OperationOutcome } from '../observability/operationOutcome';
 import { logRequest } from './requestLogPlugin';
-import { errorBody } from './send';
+import { errorBody, JSON_TYPE } from './send';
 
 /** One GraphQL HTTP request as the route's steps see it: method checked, body read and parsed. */
 export interface GraphqlRequest {
@@ -43,6 +43,11 @@ export interface GraphqlResponse {
   body: string;
   /** Whether Apollo's plugins saw the request (and so wrote its log line and counted it). */
   readonly reachedPlugins: boolean;
+}
+
+/** An answer a step writes itself (a refusal: it never reached Apollo): JSON, one error with its contract code. */
+export function refusal(status: number, code: string, message: string, headers: Record<string, string> = {}): GraphqlResponse {
+  return { status, headers: new Map([['content-type', JSON_TYPE], ...Object.entries(headers)]), body: JSON.stringify(errorBody(message, code)), reachedPlugins: false };
 }
 
 /**
@@ -116,7 +121,7 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
     const logFields: Record<string, string> = {};
     res.setHeader('x-request-id', requestId);
     const refuse = (status: number, message: string, headers: Record<string, string> = {}) => {
-      const response = { status, headers: new Map(Object.entries({ 'content-type': 'application/json; charset=utf-8', ...headers })), body: JSON.stringify(errorBody(message, 'BAD_REQUEST')), reachedPlugins: false };
+      const response = refusal(status, 'BAD_REQUEST', message, headers);
       write(res, response);
       logUnseen({ started, requestId, logFields }, response);
     };
@@ -164,20 +169,14 @@ async function parseBody(req: IncomingMessage, limit: number): Promise<unknown> 
   return text === '' ? undefined : (JSON.parse(text) as unknown);
 }
 
-/**
- * How a response written without Apollo's plugins ended, read off its body as operationOutcome reads a result: no
- * error; data with errors; or errors only. Such bodies are refusals (small) or stored responses replayed.
- */
+/** How a response written without Apollo's plugins ended (a refusal, or a stored response replayed), read off its body. */
 function outcomeOf(text: string): { outcome: OperationOutcome; errorCodes: string[] } {
-  let body: { data?: unknown; errors?: Array<{ extensions?: { code?: unknown } }> };
   try {
-    body = JSON.parse(text) as typeof body;
+    const body: unknown = JSON.parse(text);
+    if (typeof body !== 'object' || body === null) return { outcome: 'error', errorCodes: [] };
+    const { data, errors } = body as { data?: unknown; errors?: unknown };
+    return outcomeOfResult({ data, errors: Array.isArray(errors) ? (errors as Array<{ extensions?: { code?: unknown } }>) : undefined });
   } catch {
     return { outcome: 'error', errorCodes: [] };
   }
-  const errors = Array.isArray(body.errors) ? body.errors : [];
-  const errorCodes = [...new Set(errors.map((e) => e.extensions?.code).filter((c): c is string => typeof c === 'string'))];
-  const data = body.data;
-  const hasData = typeof data === 'object' && data !== null && Object.values(data).some((value) => value !== null);
-  return { outcome: errors.length === 0 ? 'success' : hasData ? 'partial' : 'error', errorCodes };
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { ServerLifecycle } from './lifecycle';
-import { sendJson } from './send';
+import { errorBody, sendJson } from './send';
 
 export interface OpsRoutesOptions {
   lifecycle: ServerLifecycle;
@@ -28,7 +28,7 @@ export async function opsRoutes(req: IncomingMessage, res: ServerResponse, pathn
   } else if (pathname === '/graphql' && lifecycle.state === 'starting') {
     res.setHeader('retry-after', '1');
     // INTERNAL_SERVER_ERROR: the contract's codes have none for "not yet"; the 503 is what tells a client to retry.
-    sendJson(res, 503, { errors: [{ message: 'The gateway is starting; try again shortly', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+    sendJson(res, 503, errorBody('The gateway is starting; try again shortly', 'INTERNAL_SERVER_ERROR'));
   } else {
     return false;
   }

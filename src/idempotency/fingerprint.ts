@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../sha256';
 
 /** What identifies one request under an Idempotency-Key (CONTRACT.md, "Idempotency-Key", fingerprint). */
 export interface FingerprintParts {
@@ -15,7 +15,7 @@ export interface FingerprintParts {
  * different requests can produce the same input.
  */
 export function requestFingerprint(parts: FingerprintParts): string {
-  return sha256(`${sha256(parts.documentText)}\n${JSON.stringify(parts.operationName)}\n${canonicalJson(parts.variables)}`);
+  return sha256Hex(`${sha256Hex(parts.documentText)}\n${JSON.stringify(parts.operationName)}\n${canonicalJson(parts.variables)}`);
 }
 
 /**
@@ -33,8 +33,4 @@ export function canonicalJson(value: unknown): string {
   }
   // Parsed JSON holds only strings, finite numbers, booleans and null here: JSON.stringify writes each one way.
   return JSON.stringify(value);
-}
-
-export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }

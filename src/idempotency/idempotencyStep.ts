@@ -5,7 +5,8 @@ import { messageOf } from '../errors/errorFields';
 import type { GraphqlRequest, GraphqlResponse, GraphqlStep } from '../http/graphqlRoute';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../observability/metrics';
-import { requestFingerprint, sha256 } from './fingerprint';
+import { sha256Hex } from '../sha256';
+import { requestFingerprint } from './fingerprint';
 import { selectedMutation, type SelectedMutationOptions } from './operation';
 import { refusal, replay, toStored } from './responses';
 import type { IdempotencyOutcome } from './outcome';
@@ -147,7 +148,7 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
     }
     // One venue's key never meets another's: the key is scoped by the caller's credentials, both only as a hash, and
     // by the client the clients file named (two partners acting for one venue keep separate keys).
-    const scopedKey = sha256(`${callerHash(request.header)}\n${request.logFields.client ?? ''}\n${key}`);
+    const scopedKey = sha256Hex(`${callerHash(request.header)}\n${request.logFields.client ?? ''}\n${key}`);
     request.logFields.idempotencyKey = scopedKey.slice(0, 16);
     const fingerprint = requestFingerprint(mutation);
     let taken: TakeResult;

@@ -59,8 +59,3 @@ function checkMutationNames(names: readonly string[]): void {
   const unknown = names.filter((name) => !known.has(name));
   if (unknown.length > 0) throw new Error(`IDEMPOTENCY_REQUIRED: not a mutation of the schema: ${unknown.join(', ')} (known: ${[...known].join(', ')})`);
 }
-
-export { idempotencyStep, type IdempotencyOutcome, type IdempotencyStepOptions } from './idempotencyStep';
-export { MemoryIdempotencyStore } from './memoryStore';
-export { RedisIdempotencyStore } from './redisStore';
-export type { IdempotencyStore, StoredResponse, TakeResult } from './store';

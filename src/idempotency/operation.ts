@@ -1,5 +1,6 @@
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
-import { Kind, OperationTypeNode, getOperationAST, parse, type DocumentNode, type SelectionSetNode } from 'graphql';
+import { OperationTypeNode, getOperationAST, parse, type DocumentNode } from 'graphql';
+import { rootFieldNames } from '../graphqlDocument';
 import { z } from 'zod';
 
 /** The mutation a request would run, as much of it as idempotency needs. */
@@ -56,19 +57,5 @@ export async function selectedMutation(body: unknown, options: SelectedMutationO
   }
   const operation = getOperationAST(document, operationName ?? undefined);
   if (operation?.operation !== OperationTypeNode.MUTATION) return undefined;
-  const rootFields = new Set<string>();
-  collectFieldNames(document, operation.selectionSet, rootFields, new Set());
-  return { documentText: text, operationName: operationName ?? null, variables: variables ?? {}, rootFields };
-}
-
-function collectFieldNames(document: DocumentNode, selectionSet: SelectionSetNode, into: Set<string>, seen: Set<string>): void {
-  for (const selection of selectionSet.selections) {
-    if (selection.kind === Kind.FIELD) into.add(selection.name.value);
-    else if (selection.kind === Kind.INLINE_FRAGMENT) collectFieldNames(document, selection.selectionSet, into, seen);
-    else if (!seen.has(selection.name.value)) {
-      seen.add(selection.name.value);
-      const fragment = document.definitions.find((d) => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value);
-      if (fragment?.kind === Kind.FRAGMENT_DEFINITION) collectFieldNames(document, fragment.selectionSet, into, seen);
-    }
-  }
+  return { documentText: text, operationName: operationName ?? null, variables: variables ?? {}, rootFields: rootFieldNames(document, operation) };
 }

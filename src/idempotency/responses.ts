@@ -1,14 +1,8 @@
 import { ErrorCode } from '../errors/codes';
-import type { GraphqlResponse } from '../http/graphqlRoute';
-import { errorBody } from '../http/send';
+import { refusal, type GraphqlResponse } from '../http/graphqlRoute';
 import type { StoredResponse } from './store';
 
-const JSON_TYPE = 'application/json; charset=utf-8';
-
-/** A refusal written by the idempotency step itself (it never reached Apollo). */
-export function refusal(status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): GraphqlResponse {
-  return { status, headers: new Map([['content-type', JSON_TYPE], ...Object.entries(headers)]), body: JSON.stringify(errorBody(message, code)), reachedPlugins: false };
-}
+export { refusal };
 
 /** The stored response as it was sent: status, body and content type, plus the one header that says it is a replay. */
 export function replay(stored: StoredResponse): GraphqlResponse {

@@ -1,5 +1,6 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { GraphQLError, Kind, type DocumentNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import { GraphQLError, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import { rootFieldNames } from '../graphqlDocument';
 import type { ClientMetrics } from '../clients/clientMetrics';
 import type { GatewayContext } from '../context';
 import { ErrorCode } from '../errors/codes';
@@ -38,7 +39,6 @@ export function clientCostLimitPlugin(options: ClientCostLimitPluginOptions): Ap
             });
           }
           const estimate = estimateOnce(request, { schema, document, operation, variables: request.variables ?? {} });
-          state.estimate = estimate;
           state.logFields.estimatedCost = String(estimate.cost);
           state.logFields.estimatedUpstreamCalls = String(estimate.upstreamCalls);
           options.metrics.estimated(client.name, estimate.cost, estimate.upstreamCalls);
@@ -68,16 +68,6 @@ export function clientCostLimitPlugin(options: ClientCostLimitPluginOptions): Ap
 
 /** Whether the operation's root selection (through fragments) asks `__schema` or `__type`. */
 function asksIntrospection(operation: OperationDefinitionNode, document: DocumentNode): boolean {
-  const fragments = new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
-  const seen = new Set<string>();
-  const walk = (set: SelectionSetNode): boolean =>
-    set.selections.some((s) => {
-      if (s.kind === Kind.FIELD) return s.name.value === '__schema' || s.name.value === '__type';
-      if (s.kind === Kind.INLINE_FRAGMENT) return walk(s.selectionSet);
-      if (seen.has(s.name.value)) return false;
-      seen.add(s.name.value);
-      const fragment = fragments.get(s.name.value);
-      return fragment ? walk(fragment.selectionSet) : false;
-    });
-  return walk(operation.selectionSet);
+  const names = rootFieldNames(document, operation);
+  return names.has('__schema') || names.has('__type');
 }

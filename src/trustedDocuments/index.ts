@@ -5,10 +5,10 @@ import { readManifests } from './manifest';
 import { prepareDocuments, type DocumentValidation } from './prepare';
 import { trustedDocumentsStep, type TrustedDocumentsMode } from './trustedDocumentsStep';
 
-export { TrustedDocumentsError, readManifests, sha256Hex, type ManifestOperation } from './manifest';
+export { TrustedDocumentsError, readManifests, sha256Hex } from './manifest';
 export { PinnedDocumentStore } from './documentStore';
 export type { DocumentValidation } from './prepare';
-export { servedByTrustedId, trustedDocumentsStep, type DocumentTrust, type TrustedDocumentsMode, type TrustedDocumentsStepOptions } from './trustedDocumentsStep';
+export { servedByTrustedId, trustedDocumentsStep, type TrustedDocumentsMode } from './trustedDocumentsStep';
 
 export interface TrustedDocumentsOptions {
   /** `off` turns the feature off: no manifest is read, every request runs as before. */

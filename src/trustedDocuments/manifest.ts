@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { sha256Hex } from '../sha256';
+import { messageOf } from '../errors/errorFields';
 
 /** Apollo's persisted query manifest, the format the contract names for trusted documents. */
 const ManifestSchema = z.object({
@@ -33,9 +34,7 @@ export class TrustedDocumentsError extends Error {
   }
 }
 
-export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
+export { sha256Hex };
 
 /** Names an operation in a message: its name, the start of its id, and its manifest. */
 export function describe(op: Pick<ManifestOperation, 'name' | 'id' | 'source'>): string {
@@ -54,7 +53,7 @@ export function readManifests(paths: readonly string[], read: (path: string) => 
     try {
       json = JSON.parse(read(path));
     } catch (err) {
-      problems.push(`${path}: cannot be read as JSON (${err instanceof Error ? err.message : String(err)})`);
+      problems.push(`${path}: cannot be read as JSON (${messageOf(err)})`);
       continue;
     }
     const parsed = ManifestSchema.safeParse(json);

@@ -1,5 +1,6 @@
 import { getOperationAST, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
 import { describe, TrustedDocumentsError, type ManifestOperation } from './manifest';
+import { messageOf } from '../errors/errorFields';
 
 /** What requests are checked with, so a trusted document is checked at start exactly as a request would be. */
 export interface DocumentValidation {
@@ -24,7 +25,7 @@ export function prepareDocuments(operations: ReadonlyMap<string, ManifestOperati
     try {
       document = parse(op.body, { maxTokens: validation.maxTokens });
     } catch (err) {
-      problems.push(`${describe(op)} does not parse: ${err instanceof Error ? err.message : String(err)}`);
+      problems.push(`${describe(op)} does not parse: ${messageOf(err)}`);
       continue;
     }
     const errors = validate(validation.schema, document, rules);

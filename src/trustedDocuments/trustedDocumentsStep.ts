@@ -1,9 +1,9 @@
 import { Counter } from 'prom-client';
-import type { GraphqlRequest, GraphqlResponse, GraphqlStep } from '../http/graphqlRoute';
-import { errorBody } from '../http/send';
+import { refusal, type GraphqlRequest, type GraphqlResponse, type GraphqlStep } from '../http/graphqlRoute';
 import type { GatewayMetrics } from '../observability/metrics';
 import { sha256Hex, type ManifestOperation } from './manifest';
 import { documentAsk, isWellFormedId, withoutPersistedQuery, type OperationFields } from './requestShape';
+import { isPlainObject } from '../upstreams/fieldPlan';
 
 export type TrustedDocumentsMode = 'off' | 'log' | 'enforce';
 
@@ -19,9 +19,6 @@ export interface TrustedDocumentsStepOptions {
   /** Where `tablegraph_graphql_documents_total` is counted. Default: not counted. */
   metrics?: GatewayMetrics;
 }
-
-/** The request log line's `document` field, set by this step on every request it sees. */
-export type DocumentTrust = 'trusted' | 'untrusted';
 
 /**
  * Whether every operation of the request named a trusted document by id (never true for free-form text, even one
@@ -98,8 +95,8 @@ function judgeRequest(request: GraphqlRequest, judge: (fields: OperationFields) 
     return [judge({ query: params.get('query') ?? undefined, documentId: params.get('documentId') ?? undefined, extensions: parseJson(params.get('extensions')) })];
   }
   const { body } = request;
-  if (Array.isArray(body)) return body.map((item) => judge(isObject(item) ? item : {}));
-  return isObject(body) ? [judge(body)] : [];
+  if (Array.isArray(body)) return body.map((item) => judge(isPlainObject(item) ? item : {}));
+  return isPlainObject(body) ? [judge(body)] : [];
 }
 
 /** Each trusted operation becomes its manifest body: Apollo hashes it to the same id and finds it in the store. */
@@ -118,7 +115,7 @@ function rewrite(request: GraphqlRequest, verdicts: Verdict[]): void {
   const items = Array.isArray(request.body) ? (request.body as unknown[]) : [request.body];
   const rewritten = items.map((item, i) => {
     const verdict = verdicts[i];
-    if (verdict?.kind !== 'trusted' || !isObject(item)) return item;
+    if (verdict?.kind !== 'trusted' || !isPlainObject(item)) return item;
     const { documentId: _id, extensions, ...rest } = item;
     const others = withoutPersistedQuery(extensions);
     return { ...rest, query: verdict.operation.body, ...(others ? { extensions: others } : {}) };
@@ -126,15 +123,11 @@ function rewrite(request: GraphqlRequest, verdicts: Verdict[]): void {
   request.body = Array.isArray(request.body) ? rewritten : rewritten[0];
 }
 
-function refuse(refusal: Extract<Verdict, { kind: 'refused' }>): Promise<GraphqlResponse> {
-  const headers = new Map([['content-type', 'application/json; charset=utf-8']]);
-  if (refusal.code === 'PERSISTED_QUERY_NOT_FOUND') headers.set('cache-control', 'private, no-cache, must-revalidate');
-  return Promise.resolve({ status: refusal.status, headers, body: JSON.stringify(errorBody(refusal.message, refusal.code)), reachedPlugins: false });
+function refuse(verdict: Extract<Verdict, { kind: 'refused' }>): Promise<GraphqlResponse> {
+  const headers: Record<string, string> = verdict.code === 'PERSISTED_QUERY_NOT_FOUND' ? { 'cache-control': 'private, no-cache, must-revalidate' } : {};
+  return Promise.resolve(refusal(verdict.status, verdict.code, verdict.message, headers));
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function parseJson(text: string | null): unknown {
   if (text === null) return undefined;

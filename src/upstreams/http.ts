@@ -12,7 +12,6 @@ import { UpstreamTransport, transportError, type Send, type TransportOptions, ty
 import { WireMark } from './wireSignal';
 
 export { BODY_IGNORED, type BodyReader } from './answer';
-export type { HttpMethod } from './transport';
 export type { UpstreamCallRecord } from './events';
 
 export interface UpstreamHttpOptions extends TransportOptions, Pick<UpstreamEvents, 'onCall'> {

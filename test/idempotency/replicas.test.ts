@@ -2,7 +2,7 @@ import { appendFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { callerHash } from '../../src/credentials';
-import { sha256 } from '../../src/idempotency/fingerprint';
+import { sha256Hex as sha256 } from '../../src/sha256';
 import { REDIS_KEY_PREFIX } from '../../src/idempotency/redisStore';
 import { startBookingUpstream, type BookingUpstream } from '../support/bookingUpstream';
 import { headerLookup } from '../support/fixtures';
