@@ -1,7 +1,7 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { InMemoryLRUCache, type KeyValueCache } from '@apollo/utils.keyvaluecache';
-import type { DocumentNode } from 'graphql';
+import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type { Config } from './config';
 import type { GatewayContext } from './context';
 import { createFormatError } from './errors/formatError';
@@ -14,6 +14,7 @@ import { introspectionOff } from './limits/introspection';
 import { upstreamCallLimitPlugin } from './limits/upstreamCallLimit';
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './observability/metrics';
+import { CompiledOperations } from './execution/compiledOperations';
 import { jitExecution } from './execution/jitExecution';
 import { resolvers } from './resolvers';
 import { buildExecutableSchema, loadTypeDefs } from './schema';
@@ -36,6 +37,20 @@ export interface ApolloServerOptions {
 
 /** The Apollo server: schema and execution, document limits, APQ, error formatting and the observability plugins. */
 export function createApolloServer(options: ApolloServerOptions): ApolloServer<GatewayContext> {
+  return createExecution(options).apollo;
+}
+
+/** The Apollo server, and what the route needs to run compiled operations without it (src/execution/compiledPath.ts). */
+export interface Execution {
+  apollo: ApolloServer<GatewayContext>;
+  schema: GraphQLSchema;
+  /** The trusted documents' queries compiled at start, and the texts compiled after repeated use. */
+  compiled: CompiledOperations;
+  /** The `formatError` Apollo formats every error with. */
+  formatError: ReturnType<typeof createFormatError>;
+}
+
+export function createExecution(options: ApolloServerOptions): Execution {
   const { config, logger, metrics } = options;
   const production = config.env === 'production';
   const { limits } = config;
@@ -47,8 +62,12 @@ export function createApolloServer(options: ApolloServerOptions): ApolloServer<G
   // The same rules for every request and, once at start, for the trusted documents.
   const validationRules = [...documentRules.validationRules, ...(config.introspection ? [] : [introspectionOff])];
   const pinned = options.pinDocuments?.({ schema, validationRules, maxTokens: limits.maxTokens });
-  return new ApolloServer<GatewayContext>({
-    gateway: jitExecution(schema, config.execution),
+  const compiled = new CompiledOperations(schema);
+  // Compiled at start, like their parse and validation; the text is the one their id is the SHA-256 of.
+  for (const document of pinned?.values() ?? []) if (document.loc) compiled.addTrusted(document.loc.source.body, document);
+  const formatError = createFormatError(logger);
+  const apollo = new ApolloServer<GatewayContext>({
+    gateway: jitExecution(schema, config.execution, compiled),
     documentStore: pinned ? new PinnedDocumentStore(pinned, recent) : recent,
     // The process's signals are main.ts's business: Apollo's own handler would stop it in the middle of the drain.
     stopOnTerminationSignals: false,
@@ -62,7 +81,7 @@ export function createApolloServer(options: ApolloServerOptions): ApolloServer<G
     persistedQueries: { cache: options.persistedQueries, ttl: config.persistedQueries.ttlSeconds },
     parseOptions: documentRules.parseOptions,
     validationRules,
-    formatError: createFormatError(logger),
+    formatError,
     plugins: [
       // No cache hints in this schema and no HTTP caching of answers carrying credentials; the default cache-control
       // plugin would still wrap every field's resolver (docs/performance.md).
@@ -79,4 +98,5 @@ export function createApolloServer(options: ApolloServerOptions): ApolloServer<G
       ...(options.plugins ?? []),
     ],
   });
+  return { apollo, schema, compiled, formatError };
 }

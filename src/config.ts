@@ -29,7 +29,7 @@ export type Config = Readonly<{
    * Which documents graphql-jit compiles (src/execution/jitExecution.ts; 0 documents keeps all on graphql-js), and
    * the budget of Apollo's cache of parsed and validated documents.
    */
-  execution: Readonly<{ minUses: number; maxCompiledDocuments: number; documentCacheMaxBytes: number }>;
+  execution: Readonly<{ minUses: number; maxCompiledDocuments: number; documentCacheMaxBytes: number; compiledPath: boolean }>;
   persistedQueries: Readonly<{ maxBytes: number; ttlSeconds: number }>;
   /** Shared state across replicas (persisted queries, idempotency records, rate budgets) goes here when set. */
   redisUrl?: string;
@@ -105,7 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxUpstreamCalls: e.MAX_UPSTREAM_CALLS,
     },
     introspection: e.INTROSPECTION || e.NODE_ENV !== 'production',
-    execution: { minUses: e.JIT_MIN_USES, maxCompiledDocuments: e.JIT_MAX_DOCUMENTS, documentCacheMaxBytes: e.DOCUMENT_CACHE_MAX_BYTES },
+    execution: { minUses: e.JIT_MIN_USES, maxCompiledDocuments: e.JIT_MAX_DOCUMENTS, documentCacheMaxBytes: e.DOCUMENT_CACHE_MAX_BYTES, compiledPath: e.COMPILED_PATH },
     persistedQueries: { maxBytes: e.APQ_CACHE_MAX_BYTES, ttlSeconds: e.APQ_TTL_SECONDS },
     redisUrl: e.REDIS_URL,
     clients: { file: e.CLIENTS_FILE, localShareOf: e.RATE_LIMIT_LOCAL_SHARE_OF },

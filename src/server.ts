@@ -1,12 +1,13 @@
 import type { ApolloServer } from '@apollo/server';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createApolloServer } from './apolloServer';
+import { createExecution } from './apolloServer';
 import { createPersistedQueryCache } from './apq/cache';
 import { createClientPolicies } from './clients';
 import type { Config } from './config';
 import { createContext, type GatewayContext, type Upstreams } from './context';
+import { compiledPath } from './execution/compiledPath';
 import { explorerRoute, type ExplorerOptions } from './http/explorer';
-import { graphqlRoute } from './http/graphqlRoute';
+import { graphqlRoute, type GraphqlRequest } from './http/graphqlRoute';
 import { cutWhileArriving, limitConnections } from './http/connectionLimits';
 import { ServerLifecycle, type LifecycleState } from './http/lifecycle';
 import { opsRoutes } from './http/opsRoutes';
@@ -65,7 +66,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const clients = createClientPolicies(config, { metrics, redis });
   // Trusted documents are read and validated here, so a bad manifest stops the start naming the operation.
   const trusted = createTrustedDocuments({ ...config.trustedDocuments, metrics });
-  const apollo = createApolloServer({ config, logger, metrics, persistedQueries, plugins: clients ? [clients.plugin] : [], pinDocuments: trusted?.pin });
+  const execution = createExecution({ config, logger, metrics, persistedQueries, plugins: clients ? [clients.plugin] : [], pinDocuments: trusted?.pin });
+  const { apollo } = execution;
+  const context = (request: GraphqlRequest) =>
+    Promise.resolve(createContext({ config, logger, upstreams, metrics, deviations }, clients ? { ...request, client: clients.stateOf(request) } : request));
 
   const lifecycle = new ServerLifecycle();
   const graphql = graphqlRoute({
@@ -73,11 +77,15 @@ export function createGateway(deps: GatewayDeps): Gateway {
     limits,
     logger,
     metrics,
-    context: (request) => Promise.resolve(createContext({ config, logger, upstreams, metrics, deviations }, clients ? { ...request, client: clients.stateOf(request) } : request)),
+    context,
     // Outermost first. The client step first: identity and budgets before any other work, on the body as the client
     // sent it. Then trusted documents, which turn ids into their text; then, for clients bound to trusted documents,
     // the check that every operation came by a manifest id (not an APQ hash). Then idempotency, which so sees every
     // mutation's text, however it was named.
+    // Compiled operations (trusted documents, repeated texts) skip Apollo's per-request work: issue 14, docs/performance.md.
+    compiled: config.execution.compiledPath
+      ? compiledPath({ schema: execution.schema, operations: execution.compiled, formatError: execution.formatError, maxUpstreamCalls: limits.maxUpstreamCalls, metrics, context, clients: clients && { stateOf: (request) => clients.stateOf(request), cost: clients.cost } })
+      : undefined,
     steps: [...(clients ? [clients.step] : []), ...(trusted ? [trusted.step] : []), ...(clients ? [clients.trustedOnlyStep] : []), idempotencyFromConfig({ config, logger, metrics, redis, persistedQueries })],
   });
   const explorer = explorerRoute({ ...deps.explorer, enabled: config.env !== 'production' });

@@ -2,7 +2,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import type { Config } from '../config';
 import type { GatewayContext } from '../context';
 import type { GraphqlRequest, GraphqlStep } from '../http/graphqlRoute';
-import { clientCostLimitPlugin } from '../limits/clientCostLimit';
+import { clientCostLimitPlugin, clientCostPolicy, type ClientCostPolicy } from '../limits/clientCostLimit';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { RedisConnection } from '../redis/connection';
 import { ClientBudgets } from './budgets';
@@ -18,6 +18,8 @@ export interface ClientPolicies {
   /** After the trusted-documents step: clients bound to trusted documents came by a manifest id, not an APQ hash. */
   trustedOnlyStep: GraphqlStep;
   plugin: ApolloServerPlugin<GatewayContext>;
+  /** What the plugin does, for operations run without Apollo (src/execution/compiledPath.ts). */
+  cost: ClientCostPolicy;
   /** The admitted request's client, for its context. */
   stateOf(request: GraphqlRequest): ClientRequestState | undefined;
 }
@@ -38,6 +40,7 @@ export function createClientPolicies(config: Config, deps: { metrics: GatewayMet
     step: clientPolicyStep({ directory, budgets, metrics, states }),
     trustedOnlyStep: trustedDocumentsOnlyStep({ states }),
     plugin: clientCostLimitPlugin({ metrics }),
+    cost: clientCostPolicy({ metrics }),
     stateOf: (request) => states.get(request),
   };
 }

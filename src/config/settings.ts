@@ -66,6 +66,7 @@ export const ConfigSchema = z.object({
   INTROSPECTION: bool(false),
   JIT_MIN_USES: int(3, 1),
   JIT_MAX_DOCUMENTS: int(50),
+  COMPILED_PATH: bool(true),
   DOCUMENT_CACHE_MAX_BYTES: int(8 * 1024 * 1024, 1024),
   APQ_CACHE_MAX_BYTES: int(10 * 1024 * 1024, 1024),
   APQ_TTL_SECONDS: int(86_400, 1),

@@ -10,6 +10,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import type { CompiledOperations } from './compiledOperations';
 
 /**
  * Execution of the documents clients send again and again compiled by graphql-jit, everything else by graphql-js.
@@ -42,8 +43,11 @@ export interface JitExecution extends GatewayInterface {
   stats(): JitExecutionStats;
 }
 
-/** The gateway hook of Apollo Server that serves `schema` and executes as described above. */
-export function jitExecution(schema: GraphQLSchema, options: JitExecutionOptions = {}): JitExecution {
+/**
+ * The gateway hook of Apollo Server that serves `schema` and executes as described above. Each query text compiled
+ * here is handed to `learned` too, so that its next requests can skip Apollo (src/execution/compiledPath.ts).
+ */
+export function jitExecution(schema: GraphQLSchema, options: JitExecutionOptions = {}, learned?: CompiledOperations): JitExecution {
   const minUses = options.minUses ?? 3;
   const maxCompiled = options.maxCompiledDocuments ?? 50;
   // Keyed by the parsed document, which Apollo's document store keeps (one object per query text) while in use.
@@ -68,6 +72,7 @@ export function jitExecution(schema: GraphQLSchema, options: JitExecutionOptions
       stats.compiledDocuments += 1;
     }
     byName.set(name, result);
+    learned?.learn(request.source, document, result);
     return result;
   };
 
@@ -113,7 +118,7 @@ export function jitExecution(schema: GraphQLSchema, options: JitExecutionOptions
  * them. Rebuilt as graphql-js makes them, with the same message, path and locations, and the original error where
  * graphql-jit kept one (a resolver's; not for a value a scalar refused, whose TypeError it words into the message).
  */
-function asGraphQLError(error: GraphQLError): GraphQLError {
+export function asGraphQLError(error: GraphQLError): GraphQLError {
   const rebuilt = new GraphQLError(error.message, { path: error.path, originalError: error.originalError ?? undefined, extensions: error.extensions ?? {} });
   (rebuilt as { locations?: GraphQLError['locations'] }).locations = error.locations;
   return rebuilt;

@@ -65,6 +65,11 @@ export interface GraphqlRouteOptions {
   context(request: GraphqlRequest): Promise<GatewayContext>;
   /** Outermost first. Default: none. */
   steps?: readonly GraphqlStep[];
+  /**
+   * Runs the request without Apollo when it is a compiled operation's (src/execution/compiledPath.ts); undefined
+   * hands it to Apollo. Default: every request goes to Apollo.
+   */
+  compiled?: (request: GraphqlRequest) => Promise<GraphqlResponse> | undefined;
 }
 
 /** `POST /graphql` and `GET /graphql`: body parsing, the refusals before Apollo, the steps, then Apollo. */
@@ -90,6 +95,8 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
   }
 
   async function execute(request: GraphqlRequest): Promise<GraphqlResponse> {
+    const compiled = options.compiled?.(request);
+    if (compiled) return compiled;
     const httpGraphQLRequest: HTTPGraphQLRequest = { method: request.method, headers: request.headers, search: request.url.search, body: request.body };
     // Apollo builds the context only for a request that passed its HTTP checks; the plugins log and count those.
     let reachedPlugins = false;

@@ -1,15 +1,70 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { GraphQLError, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import { GraphQLError, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { rootFieldNames } from '../graphqlDocument';
 import type { ClientMetrics } from '../clients/clientMetrics';
+import type { ClientRequestState } from '../clients/state';
 import type { GatewayContext } from '../context';
 import { ErrorCode } from '../errors/codes';
 import { actualCost } from './actualCost';
-import { estimateOnce } from './costEstimate';
+import { estimateOnce, type CostEstimate } from './costEstimate';
 
 export interface ClientCostLimitPluginOptions {
   /** Where the estimates are counted per client. */
   metrics: ClientMetrics;
+}
+
+/** A resolved operation as the client cost policy judges it. */
+export interface ResolvedOperation {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+}
+
+/**
+ * The client cost policy, for Apollo's plugin below and for operations run without Apollo (src/execution/compiledPath.ts):
+ * each step is what the plugin does at one hook, so both paths judge, count and log alike.
+ */
+export interface ClientCostPolicy {
+  /** The refusal of an operation over the client's `maxCost`, or introspection the client may not ask; nothing is recorded. */
+  refusal(state: ClientRequestState, resolved: ResolvedOperation, estimate: CostEstimate): GraphQLError | undefined;
+  /** An admitted operation: its estimate on the log line and in the metrics. */
+  admitted(state: ClientRequestState, estimate: CostEstimate): void;
+  /** The upstream calls the request made (every call, retries included), which the client policy step charges. */
+  recordCalls(state: ClientRequestState, calls: number): void;
+  /** The actual cost of what was answered, for the metrics. */
+  answered(state: ClientRequestState, resolved: ResolvedOperation, data: Record<string, unknown> | null | undefined): void;
+}
+
+export function clientCostPolicy(options: ClientCostLimitPluginOptions): ClientCostPolicy {
+  return {
+    refusal(state, { document, operation }, estimate) {
+      const { client } = state;
+      if (!client.policy.introspectionAllowed && asksIntrospection(operation, document)) {
+        return new GraphQLError(`Introspection is not allowed for client ${client.name}`, {
+          extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } },
+        });
+      }
+      if (estimate.cost > client.policy.maxCost) {
+        return new GraphQLError(
+          `This operation's estimated cost is ${estimate.cost}, over the maximum of ${client.policy.maxCost} for client ${client.name}. Ask for fewer items per page, fewer fields or fewer aliases.`,
+          { extensions: { code: ErrorCode.COST_ESTIMATED_TOO_EXPENSIVE, cost: { estimated: estimate.cost, maximum: client.policy.maxCost }, http: { status: 400 } } },
+        );
+      }
+      return undefined;
+    },
+    admitted(state, estimate) {
+      state.logFields.estimatedCost = String(estimate.cost);
+      state.logFields.estimatedUpstreamCalls = String(estimate.upstreamCalls);
+      options.metrics.estimated(state.client.name, estimate.cost, estimate.upstreamCalls);
+    },
+    recordCalls(state, calls) {
+      state.actualUpstreamCalls = calls;
+      state.logFields.actualUpstreamCalls = String(calls);
+    },
+    answered(state, resolved, data) {
+      options.metrics.actual(state.client.name, actualCost({ ...resolved, data }));
+    },
+  };
 }
 
 /**
@@ -20,35 +75,22 @@ export interface ClientCostLimitPluginOptions {
  * client's per-minute budget. Requests without a client (no clients file) pass untouched.
  */
 export function clientCostLimitPlugin(options: ClientCostLimitPluginOptions): ApolloServerPlugin<GatewayContext> {
+  const policy = clientCostPolicy(options);
   return {
     async requestDidStart({ contextValue }) {
       const state = contextValue.client;
       if (!state) return;
-      const { client } = state;
-      const record = () => {
-        state.actualUpstreamCalls = contextValue.upstreamCalls.length;
-        state.logFields.actualUpstreamCalls = String(contextValue.upstreamCalls.length);
-      };
+      const record = () => policy.recordCalls(state, contextValue.upstreamCalls.length);
       return {
         async didResolveOperation({ operation, document, schema, request }) {
           if (!operation) return;
-          if (!client.policy.introspectionAllowed && asksIntrospection(operation, document)) {
-            state.refusedBy = 'introspection';
-            throw new GraphQLError(`Introspection is not allowed for client ${client.name}`, {
-              extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } },
-            });
-          }
           const estimate = estimateOnce(request, { schema, document, operation, variables: request.variables ?? {} });
-          state.logFields.estimatedCost = String(estimate.cost);
-          state.logFields.estimatedUpstreamCalls = String(estimate.upstreamCalls);
-          options.metrics.estimated(client.name, estimate.cost, estimate.upstreamCalls);
-          if (estimate.cost > client.policy.maxCost) {
-            state.refusedBy = 'cost';
-            throw new GraphQLError(
-              `This operation's estimated cost is ${estimate.cost}, over the maximum of ${client.policy.maxCost} for client ${client.name}. Ask for fewer items per page, fewer fields or fewer aliases.`,
-              { extensions: { code: ErrorCode.COST_ESTIMATED_TOO_EXPENSIVE, cost: { estimated: estimate.cost, maximum: client.policy.maxCost }, http: { status: 400 } } },
-            );
+          const refused = policy.refusal(state, { schema, document, operation }, estimate);
+          if (refused) {
+            state.refusedBy = refused.extensions.code === ErrorCode.COST_ESTIMATED_TOO_EXPENSIVE ? 'cost' : 'introspection';
+            throw refused;
           }
+          policy.admitted(state, estimate);
         },
         // Every call the request made, retries included: what the upstreams actually served. Recorded as execution
         // ends, before the request's log line is written (willSendResponse of the log plugin).
@@ -59,7 +101,7 @@ export function clientCostLimitPlugin(options: ClientCostLimitPluginOptions): Ap
           record();
           if (!document || !operation || response.body.kind !== 'single') return;
           // For the metrics only: the request's log line is written before this (the log plugin comes first).
-          options.metrics.actual(client.name, actualCost({ schema, document, operation, data: response.body.singleResult.data }));
+          policy.answered(state, { schema, document, operation }, response.body.singleResult.data);
         },
       };
     },

@@ -76,10 +76,66 @@ const estimates = new WeakMap<object, CostEstimate>();
 export function estimateOnce(request: object, input: EstimateInput): CostEstimate {
   let estimate = estimates.get(request);
   if (!estimate) {
-    estimate = estimateCost(input);
+    estimate = estimateRemembered(input);
     estimates.set(request, estimate);
   }
   return estimate;
+}
+
+/** Estimates kept per operation, keyed by the values of the variables the walk read (most operations read none). */
+interface Remembered {
+  schema: GraphQLSchema;
+  /** Every variable some walk of this operation has read; an estimate is keyed by their values. */
+  reads: string[];
+  byValues: Map<string, CostEstimate>;
+}
+
+const remembered = new WeakMap<OperationDefinitionNode, Remembered>();
+/** Distinct variable values remembered per operation before the memory starts over. */
+const MAX_REMEMBERED = 256;
+
+/**
+ * `estimateCost`, walked once per operation and set of values of the variables it depends on. The walk is a pure
+ * function of the document and the variables it reads, so two requests that agree on every variable any walk of
+ * this operation has read get the same estimate: a trusted or repeated document is walked once, not per request.
+ */
+export function estimateRemembered(input: EstimateInput): CostEstimate {
+  if (input.defaultListSize !== undefined) return estimateCost(input);
+  let memory = remembered.get(input.operation);
+  if (!memory || memory.schema !== input.schema) {
+    memory = { schema: input.schema, reads: [], byValues: new Map() };
+    remembered.set(input.operation, memory);
+  }
+  const variables = input.variables ?? {};
+  const key = keyOf(memory.reads, variables);
+  const known = memory.byValues.get(key);
+  if (known) return known;
+  const read = new Set<string>();
+  const watched = new Proxy(variables, {
+    get: (target, name) => {
+      if (typeof name === 'string') read.add(name);
+      return Reflect.get(target, name) as unknown;
+    },
+    has: (target, name) => {
+      if (typeof name === 'string') read.add(name);
+      return Reflect.has(target, name);
+    },
+  });
+  const estimate = estimateCost({ ...input, variables: watched });
+  const unseen = [...read].filter((name) => !memory.reads.includes(name));
+  if (unseen.length > 0) {
+    // A walk read a variable no earlier one did (a branch only some values reach): key by it from now on.
+    memory.reads.push(...unseen);
+    memory.byValues.clear();
+  }
+  if (memory.byValues.size >= MAX_REMEMBERED) memory.byValues.clear();
+  memory.byValues.set(keyOf(memory.reads, variables), estimate);
+  return estimate;
+}
+
+/** The values of `reads` (an absent variable apart from a null one, as graphql-js tells them apart). */
+function keyOf(reads: readonly string[], variables: Readonly<Record<string, unknown>>): string {
+  return reads.length === 0 ? '' : JSON.stringify(reads.map((name) => (variables[name] === undefined ? [] : [variables[name]])));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Kind, buildSchema, parse, type OperationDefinitionNode } from 'graphql';
 import { actualCost } from '../../src/limits/actualCost';
 import { readCostDirectives } from '../../src/limits/costDirectives';
-import { DEFAULT_LIST_SIZE, estimateCost } from '../../src/limits/costEstimate';
+import { DEFAULT_LIST_SIZE, estimateCost, estimateRemembered } from '../../src/limits/costEstimate';
 import { SAMPLE } from '../../src/sandbox';
 import { loadTypeDefs } from '../../src/schema';
 import { startStack, type Stack } from '../support/stack';
@@ -13,6 +13,29 @@ function estimate(query: string, variables: Record<string, unknown> = {}) {
   const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
   return estimateCost({ schema, document, operation, variables });
 }
+
+describe('estimateRemembered', () => {
+  const operationOf = (query: string) => {
+    const document = parse(query);
+    return { schema, document, operation: document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)! };
+  };
+
+  it('walks an operation once for every value of the variables its walk reads, and agrees with estimateCost', () => {
+    const op = operationOf('query ($n: Int, $date: Date!) { reservations(date: $date, perPage: $n) { nodes { check { id } } } }');
+    for (const variables of [{ n: 3, date: '2026-01-01' }, { n: 10, date: '2026-01-01' }, { date: '2026-01-01' }, { n: null, date: '2026-01-01' }, { n: 3, date: '2026-01-02' }]) {
+      expect(estimateRemembered({ ...op, variables })).toEqual(estimateCost({ ...op, variables }));
+    }
+    expect(estimateRemembered({ ...op, variables: { n: 3, date: '2026-01-01' } }).upstreamCalls).toBe(4);
+    expect(estimateRemembered({ ...op, variables: { n: 7, date: '2026-01-01' } }).upstreamCalls).toBe(8);
+  });
+
+  it('keeps one estimate for an operation whose walk reads no variable (a check by id)', () => {
+    const op = operationOf('query ($id: ID!) { check(id: $id) { id items { id } } }');
+    const first = estimateRemembered({ ...op, variables: { id: 'a' } });
+    expect(estimateRemembered({ ...op, variables: { id: 'b' } })).toBe(first);
+    expect(first).toEqual(estimateCost({ ...op, variables: { id: 'b' } }));
+  });
+});
 
 describe('estimateCost', () => {
   it('counts a field with @cost as its weight and one upstream call', () => {

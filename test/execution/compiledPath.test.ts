@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SAMPLE } from '../../src/sandbox';
+import { LA_TERRAZZA, startStack, type Stack } from '../support/stack';
+import { MANIFEST_PATH, operation } from '../trustedDocuments/support';
+
+/**
+ * The compiled path (src/execution/compiledPath.ts) answers exactly as Apollo does: the same requests go to a gateway
+ * with COMPILED_PATH on and to one with it off, and every status, content type, body and log line must agree; only
+ * the log line's `execution: compiled` tells which path served it.
+ */
+const FRUGAL_KEY = 'frugal-compiled-path-key';
+const clientsFile = (): string => {
+  const path = join(mkdtempSync(join(tmpdir(), 'tablegraph-compiled-')), 'clients.yaml');
+  writeFileSync(
+    path,
+    `clients:
+  - name: frugal
+    audience: partner
+    keySha256: ${createHash('sha256').update(FRUGAL_KEY).digest('hex')}
+    policy: { maxCost: 15 }
+  - name: web
+    audience: first-party
+    policy: { requestsPerSecond: 1000, burst: 1000, trustedDocumentsOnly: false }
+anonymous: { requestsPerSecond: 1000, burst: 1000 }
+`,
+  );
+  return path;
+};
+
+interface Exchange {
+  status: number;
+  contentType: string | null;
+  body: unknown;
+  log: Record<string, unknown>;
+}
+
+describe('the compiled path', () => {
+  let compiled: Stack;
+  let apollo: Stack;
+  let sent = 0;
+  beforeAll(async () => {
+    const env = { TRUSTED_DOCUMENTS: MANIFEST_PATH, CLIENTS_FILE: clientsFile(), MAX_UPSTREAM_CALLS: '40' };
+    [compiled, apollo] = await Promise.all([startStack({ env }), startStack({ env: { ...env, COMPILED_PATH: 'false' } })]);
+  });
+  afterAll(() => Promise.all([compiled.close(), apollo.close()]));
+
+  /** Sends the same request to both gateways; gives both answers, the log lines without their timings. */
+  async function both(body: unknown, headers: Record<string, string> = {}): Promise<[Exchange, Exchange]> {
+    const requestId = `compiled-path-${++sent}`;
+    const exchange = async (stack: Stack): Promise<Exchange> => {
+      const res = await fetch(`${stack.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'apollographql-client-name': 'web', ...LA_TERRAZZA, 'x-request-id': requestId, ...headers },
+        body: JSON.stringify(body),
+      });
+      const text = await res.text();
+      const line = stack.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.requestId === requestId && l.msg === 'graphql request');
+      const { time: _t, durationMs: _d, pid: _p, hostname: _h, upstreamCalls, ...log } = line ?? {};
+      const calls = (upstreamCalls as Array<Record<string, unknown>> | undefined)?.map(({ durationMs: _cd, ...call }) => call);
+      return { status: res.status, contentType: res.headers.get('content-type'), body: JSON.parse(text) as unknown, log: { ...log, upstreamCalls: calls } };
+    };
+    return [await exchange(compiled), await exchange(apollo)];
+  }
+
+  const byId = (name: string, variables?: Record<string, unknown>) => ({ variables, extensions: { persistedQuery: { version: 1, sha256Hash: operation(name).id } } });
+
+  it('serves a trusted document without Apollo, answering as Apollo does', async () => {
+    const [fast, slow] = await both(byId('CheckDetail', { id: SAMPLE.laTerrazza.openCheckId }));
+    expect(fast.log.execution).toBe('compiled');
+    expect(slow.log.execution).toBeUndefined();
+    expect({ ...fast, log: { ...fast.log, execution: undefined } }).toEqual(slow);
+    expect(fast.status).toBe(200);
+    expect(fast.contentType).toBe('application/json; charset=utf-8');
+    expect(fast.log).toMatchObject({ operationName: 'CheckDetail', outcome: 'success', document: 'trusted', client: 'web', estimatedUpstreamCalls: '1', actualUpstreamCalls: '1' });
+  });
+
+  it('formats execution errors as Apollo does (a check that does not exist)', async () => {
+    const [fast, slow] = await both(byId('CheckDetail', { id: '00000000-0000-4000-8000-000000000000' }));
+    expect(fast.log.execution).toBe('compiled');
+    expect({ ...fast, log: { ...fast.log, execution: undefined } }).toEqual(slow);
+    expect(fast.body).toMatchObject({ data: { check: null }, errors: [{ path: ['check'], extensions: { code: 'NOT_FOUND' } }] });
+  });
+
+  it('negotiates the content type as Apollo does', async () => {
+    for (const accept of ['application/graphql-response+json', 'application/graphql-response+json, application/json;q=0.9', '*/*', 'application/json']) {
+      const [fast, slow] = await both(byId('Staff'), { accept });
+      expect(fast.status).toBe(200);
+      expect(fast.log.execution).toBe('compiled');
+      expect(fast.contentType).toBe(slow.contentType);
+      expect(fast.body).toEqual(slow.body);
+    }
+  });
+
+  it('serves a text after Apollo has validated and compiled it, and not before', async () => {
+    const query = `query Few { employees(perPage: 3) { nodes { firstName } } }`;
+    const paths: unknown[] = [];
+    for (let i = 0; i < 5; i++) {
+      const [fast, slow] = await both({ query });
+      expect(fast.status).toBe(200);
+      expect(fast.body).toEqual(slow.body);
+      paths.push(fast.log.execution ?? 'apollo');
+    }
+    // JIT_MIN_USES is 3: the third run compiles it, the fourth skips Apollo.
+    expect(paths).toEqual(['apollo', 'apollo', 'apollo', 'compiled', 'compiled']);
+  });
+
+  it.each([
+    ['a variable of the wrong type', byId('StaffList', { perPage: 'many' }), {}],
+    ['a missing required variable', byId('CheckDetail', {}), {}],
+    ['another operation name', { ...byId('Staff'), operationName: 'Other' }, {}],
+    ['more upstream calls than MAX_UPSTREAM_CALLS', byId('DayView', { date: '2026-01-01', perPage: 50 }), {}],
+    ['a cost over the client maximum', byId('CheckDetail', { id: SAMPLE.laTerrazza.openCheckId }), { 'x-api-key': FRUGAL_KEY }],
+  ])('leaves %s to Apollo, which refuses it as before', async (_what, body, headers) => {
+    compiled.sandbox.resetRequests();
+    const [fast, slow] = await both(body, headers);
+    expect(fast.log.execution).toBeUndefined();
+    expect(fast).toEqual(slow);
+    expect(fast.status).toBeGreaterThanOrEqual(400);
+    expect(compiled.sandbox.requests).toHaveLength(0);
+  });
+
+  it('leaves an accept header without a JSON type to Apollo, which answers 406 as before', async () => {
+    // Apollo executes the operation before it reads the accept header, so the upstream call is made on both paths.
+    const [fast, slow] = await both(byId('Staff'), { accept: 'text/html' });
+    expect(fast.log.execution).toBeUndefined();
+    expect(fast).toEqual(slow);
+    expect(fast.status).toBe(406);
+  });
+});
