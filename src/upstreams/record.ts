@@ -141,14 +141,21 @@ export class UpstreamRecord<S extends Shape> {
       const known = read[key];
       if (known !== undefined) return known;
     }
-    const value = this.$check(key);
+    // Most fields are a string, a boolean or a value with a hand-written check that passes: their value is the raw
+    // one, checked again on each read at less cost than remembering it. What fails, and what a schema transforms or
+    // nests, is read once and remembered, so a deviation is reported once per record.
+    const raw = this.$raw[key];
+    if (raw !== undefined && raw !== null) {
+      const plan = this.$table.byKey.get(key);
+      if (plan !== undefined && (plan.kind === 'typeof' ? typeof raw === plan.type : plan.kind === 'fast' && plan.check(raw) === undefined)) return raw;
+    }
+    const value = this.$check(key, raw);
     (this.$read ??= {})[key] = value;
     return value;
   }
 
-  protected $check(key: string): unknown {
+  protected $check(key: string, value: unknown): unknown {
     const plan = this.$table.byKey.get(key) ?? planOf(this.$table, key);
-    const value = this.$raw[key];
     if (value === undefined || value === null) {
       if (!plan.nullable) return this.deviation(key, jsonType(value), plan.expected);
       // Null is a reading the schema allows; a missing key is not, but it is served as the null it stands for.
