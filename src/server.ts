@@ -68,6 +68,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const trusted = createTrustedDocuments({ ...config.trustedDocuments, metrics });
   const execution = createExecution({ config, logger, metrics, persistedQueries, plugins: clients ? [clients.plugin] : [], pinDocuments: trusted?.pin });
   const { apollo } = execution;
+  let apolloStarted = false;
   const context = (request: GraphqlRequest) =>
     Promise.resolve(createContext({ config, logger, upstreams, metrics, deviations }, clients ? { ...request, client: clients.stateOf(request) } : request));
 
@@ -78,14 +79,23 @@ export function createGateway(deps: GatewayDeps): Gateway {
     logger,
     metrics,
     context,
+    // Compiled operations (trusted documents, repeated texts) skip Apollo's per-request work: issue 14, docs/performance.md.
+    compiled: config.execution.compiledPath
+      ? compiledPath({
+          schema: execution.schema,
+          operations: execution.compiled,
+          formatError: execution.formatError,
+          maxUpstreamCalls: limits.maxUpstreamCalls,
+          metrics,
+          context,
+          clients: clients && { stateOf: (request) => clients.stateOf(request), cost: clients.cost },
+          started: () => apolloStarted,
+        })
+      : undefined,
     // Outermost first. The client step first: identity and budgets before any other work, on the body as the client
     // sent it. Then trusted documents, which turn ids into their text; then, for clients bound to trusted documents,
     // the check that every operation came by a manifest id (not an APQ hash). Then idempotency, which so sees every
     // mutation's text, however it was named.
-    // Compiled operations (trusted documents, repeated texts) skip Apollo's per-request work: issue 14, docs/performance.md.
-    compiled: config.execution.compiledPath
-      ? compiledPath({ schema: execution.schema, operations: execution.compiled, formatError: execution.formatError, maxUpstreamCalls: limits.maxUpstreamCalls, metrics, context, clients: clients && { stateOf: (request) => clients.stateOf(request), cost: clients.cost } })
-      : undefined,
     steps: [...(clients ? [clients.step] : []), ...(trusted ? [trusted.step] : []), ...(clients ? [clients.trustedOnlyStep] : []), idempotencyFromConfig({ config, logger, metrics, redis, persistedQueries })],
   });
   const explorer = explorerRoute({ ...deps.explorer, enabled: config.env !== 'production' });
@@ -120,6 +130,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     },
     async start() {
       await apollo.start();
+      apolloStarted = true;
       lifecycle.markReady();
     },
     drain() {

@@ -4,7 +4,7 @@ import type { GatewayContext } from '../context';
 import type { GraphqlRequest, GraphqlResponse } from '../http/graphqlRoute';
 import { logRequest } from '../http/requestLogPlugin';
 import type { ClientCostPolicy } from '../limits/clientCostLimit';
-import { estimateRemembered } from '../limits/costEstimate';
+import { estimateRemembered, type CostEstimate } from '../limits/costEstimate';
 import type { GatewayMetrics } from '../observability/metrics';
 import { outcomeOfResult } from '../observability/operationOutcome';
 import { endOperationSpan, nameOperationSpan, recordingOperationSpan } from '../observability/plugins/tracingPlugin';
@@ -25,6 +25,8 @@ export interface CompiledPathOptions {
   context(request: GraphqlRequest): Promise<GatewayContext>;
   /** The client policies' state and cost policy, when a clients file is loaded. */
   clients?: { stateOf(request: GraphqlRequest): ClientRequestState | undefined; cost: ClientCostPolicy };
+  /** Whether Apollo has started: until then (and if its start failed) every request is Apollo's to answer. */
+  started(): boolean;
 }
 
 /**
@@ -42,7 +44,7 @@ export function compiledPath(options: CompiledPathOptions): (request: GraphqlReq
   const { schema, operations, maxUpstreamCalls, formatError, metrics, clients } = options;
 
   return (request) => {
-    if (request.method !== 'POST' || !isPlainObject(request.body)) return undefined;
+    if (request.method !== 'POST' || !isPlainObject(request.body) || !options.started()) return undefined;
     const { query, operationName, variables, extensions } = request.body;
     if (typeof query !== 'string') return undefined;
     if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return undefined;
@@ -53,17 +55,24 @@ export function compiledPath(options: CompiledPathOptions): (request: GraphqlReq
     const contentType = responseContentType(request.headers.get('accept'));
     if (!contentType) return undefined;
     const values = variables ?? {};
-    const definitions = compiled.operation.variableDefinitions ?? [];
-    // Variables graphql-js refuses are Apollo's to word (BAD_USER_INPUT naming the field, HTTP 400).
-    if (definitions.length > 0 && getVariableValues(schema, definitions, values, { maxErrors: 1 }).errors) return undefined;
     const resolved = { schema, document: compiled.document, operation: compiled.operation };
-    const estimate = estimateRemembered({ ...resolved, variables: values });
-    if (estimate.upstreamCalls > maxUpstreamCalls) return undefined;
     const state = clients?.stateOf(request);
-    if (state && clients?.cost.refusal(state, resolved, estimate)) return undefined;
+    let estimate: CostEstimate;
+    try {
+      const definitions = compiled.operation.variableDefinitions ?? [];
+      // Variables graphql-js refuses are Apollo's to word (BAD_USER_INPUT naming the field, HTTP 400).
+      if (definitions.length > 0 && getVariableValues(schema, definitions, values, { maxErrors: 1 }).errors) return undefined;
+      estimate = estimateRemembered({ ...resolved, variables: values });
+      if (estimate.upstreamCalls > maxUpstreamCalls) return undefined;
+      if (state && clients?.cost.refusal(state, resolved, estimate)) return undefined;
+    } catch {
+      return undefined; // whatever the checks cannot judge, Apollo answers as it always has
+    }
 
     return (async () => {
       const context = await options.context(request);
+      // Timed from here, as Apollo's plugins time from requestDidStart (after the context).
+      const started = performance.now();
       const span = recordingOperationSpan();
       if (span) nameOperationSpan(span, compiled.operation.operation, compiled.name, false);
       if (state) clients?.cost.admitted(state, estimate);
@@ -75,7 +84,7 @@ export function compiledPath(options: CompiledPathOptions): (request: GraphqlReq
 
       // What Apollo's plugins do as the response is sent, in their order: the log line, the metrics, the span, the client.
       const { outcome, errorCodes } = outcomeOfResult({ data, errors: formatted?.errors });
-      const durationMs = performance.now() - request.started;
+      const durationMs = performance.now() - started;
       const { upstreamCalls, logFields } = context;
       request.logFields.execution = 'compiled';
       logRequest(context.logger, { operationName: compiled.name, durationMs, outcome, errorCodes, upstreamCalls, extra: logFields });
@@ -85,7 +94,8 @@ export function compiledPath(options: CompiledPathOptions): (request: GraphqlReq
         clients.cost.recordCalls(state, upstreamCalls.length);
         clients.cost.answered(state, resolved, data);
       }
-      const headers = new Map<string, string>([...(formatted?.headers ?? []), ['content-type', contentType]]);
+      const headers = new Map<string, string>(formatted?.headers ?? []);
+      if (!headers.has('content-type')) headers.set('content-type', contentType);
       return { status: formatted?.status ?? 200, headers, body, reachedPlugins: true };
     })();
   };
@@ -107,9 +117,10 @@ function formatErrors(errors: readonly GraphQLError[], formatError: CompiledPath
   for (const error of errors) {
     const extensions: Record<string, unknown> = { ...error.extensions, code: error.extensions.code ?? 'INTERNAL_SERVER_ERROR' };
     const http = extensions.http;
-    if (isPlainObject(http)) {
-      if (typeof http.status === 'number') out.status = http.status;
-      if (http.headers instanceof Map) for (const [name, value] of http.headers as Map<string, string>) out.headers.push([name, value]);
+    // Apollo's isPartialHTTPGraphQLHead and mergeHTTPGraphQLHead: a status only when set and not 0.
+    if (isHttpHead(http)) {
+      if (http.status) out.status = http.status;
+      if (http.headers) for (const [name, value] of http.headers) out.headers.push([name, value]);
       delete extensions.http;
     }
     try {
@@ -119,4 +130,10 @@ function formatErrors(errors: readonly GraphQLError[], formatError: CompiledPath
     }
   }
   return out;
+}
+
+function isHttpHead(value: unknown): value is { status?: number; headers?: Map<string, string> } {
+  if (typeof value !== 'object' || value === null) return false;
+  const head = value as { status?: unknown; headers?: unknown };
+  return (!('status' in head) || typeof head.status === 'number') && (!('headers' in head) || head.headers instanceof Map);
 }

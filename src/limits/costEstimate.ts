@@ -128,9 +128,18 @@ export function estimateRemembered(input: EstimateInput): CostEstimate {
     memory.reads.push(...unseen);
     memory.byValues.clear();
   }
+  // Only small, plain values are remembered: a huge string would hold memory, and JSON cannot tell 1e400 from null.
+  if (!memory.reads.every((name) => rememberable(variables[name]))) return estimate;
   if (memory.byValues.size >= MAX_REMEMBERED) memory.byValues.clear();
   memory.byValues.set(keyOf(memory.reads, variables), estimate);
   return estimate;
+}
+
+/** A value whose JSON is short and names it exactly (so two values with the same key are the same value). */
+function rememberable(value: unknown): boolean {
+  if (value === undefined || value === null || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  return typeof value === 'string' && value.length <= 64;
 }
 
 /** The values of `reads` (an absent variable apart from a null one, as graphql-js tells them apart). */

@@ -33,6 +33,7 @@ anonymous: { requestsPerSecond: 1000, burst: 1000 }
 interface Exchange {
   status: number;
   contentType: string | null;
+  rateLimitPolicy: string | null;
   body: unknown;
   log: Record<string, unknown>;
 }
@@ -60,7 +61,7 @@ describe('the compiled path', () => {
       const line = stack.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.requestId === requestId && l.msg === 'graphql request');
       const { time: _t, durationMs: _d, pid: _p, hostname: _h, upstreamCalls, ...log } = line ?? {};
       const calls = (upstreamCalls as Array<Record<string, unknown>> | undefined)?.map(({ durationMs: _cd, ...call }) => call);
-      return { status: res.status, contentType: res.headers.get('content-type'), body: JSON.parse(text) as unknown, log: { ...log, upstreamCalls: calls } };
+      return { status: res.status, contentType: res.headers.get('content-type'), rateLimitPolicy: res.headers.get('ratelimit-policy'), body: JSON.parse(text) as unknown, log: { ...log, upstreamCalls: calls } };
     };
     return [await exchange(compiled), await exchange(apollo)];
   }
@@ -75,6 +76,13 @@ describe('the compiled path', () => {
     expect(fast.status).toBe(200);
     expect(fast.contentType).toBe('application/json; charset=utf-8');
     expect(fast.log).toMatchObject({ operationName: 'CheckDetail', outcome: 'success', document: 'trusted', client: 'web', estimatedUpstreamCalls: '1', actualUpstreamCalls: '1' });
+  });
+
+  it('reads null variables, a null operation name and empty extensions as Apollo does', async () => {
+    const [fast, slow] = await both({ documentId: operation('Staff').id, variables: null, operationName: null, extensions: {} });
+    const [named] = await both({ ...byId('Staff'), operationName: 'Staff' });
+    expect([fast.log.execution, named.log.execution]).toEqual(['compiled', 'compiled']);
+    expect({ ...fast, log: { ...fast.log, execution: undefined } }).toEqual(slow);
   });
 
   it('formats execution errors as Apollo does (a check that does not exist)', async () => {
@@ -120,6 +128,17 @@ describe('the compiled path', () => {
     expect(fast).toEqual(slow);
     expect(fast.status).toBeGreaterThanOrEqual(400);
     expect(compiled.sandbox.requests).toHaveLength(0);
+  });
+
+  it('counts every operation in the same metrics, with the same outcome and client figures', async () => {
+    const counted = async (stack: Stack) =>
+      (await (await fetch(`${stack.url}/metrics`)).text())
+        .split('\n')
+        .filter((l) => /^tablegraph_(graphql_requests_total|client_(requests_total|upstream_calls_total|estimated_cost_count|actual_cost_sum|actual_cost_count))\{/.test(l))
+        .sort();
+    const [fast, slow] = [await counted(compiled), await counted(apollo)];
+    expect(fast.length).toBeGreaterThan(3);
+    expect(fast).toEqual(slow);
   });
 
   it('leaves an accept header without a JSON type to Apollo, which answers 406 as before', async () => {

@@ -29,6 +29,15 @@ describe('estimateRemembered', () => {
     expect(estimateRemembered({ ...op, variables: { n: 7, date: '2026-01-01' } }).upstreamCalls).toBe(8);
   });
 
+  it('never remembers a value JSON cannot name exactly, nor a long one', () => {
+    const op = operationOf('query ($n: Int, $date: Date!) { reservations(date: $date, perPage: $n) { nodes { check { id } } } }');
+    // 1e400 is Infinity, whose JSON is null: remembering it would answer Infinity for every later null.
+    estimateRemembered({ ...op, variables: { n: 1e400, date: '2026-01-01' } });
+    expect(estimateRemembered({ ...op, variables: { n: null, date: '2026-01-01' } })).toEqual(estimateCost({ ...op, variables: { n: null, date: '2026-01-01' } }));
+    const long = { n: 'x'.repeat(100_000), date: '2026-01-01' };
+    expect(estimateRemembered({ ...op, variables: long })).not.toBe(estimateRemembered({ ...op, variables: long }));
+  });
+
   it('keeps one estimate for an operation whose walk reads no variable (a check by id)', () => {
     const op = operationOf('query ($id: ID!) { check(id: $id) { id items { id } } }');
     const first = estimateRemembered({ ...op, variables: { id: 'a' } });
