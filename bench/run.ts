@@ -123,6 +123,8 @@ function gatewayEnv(pair: UpstreamPair): Record<string, string> {
   if (process.env.BENCH_GATEWAY_NODE_OPTIONS) env.NODE_OPTIONS = process.env.BENCH_GATEWAY_NODE_OPTIONS;
   // The price of the memory policy: BENCH_HEAP_GROWING_PERCENT=0 runs the gateway with V8's own heap growth.
   if (process.env.BENCH_HEAP_GROWING_PERCENT) env.HEAP_GROWING_PERCENT = process.env.BENCH_HEAP_GROWING_PERCENT;
+  // What the compiled path buys: BENCH_COMPILED_PATH=false runs every request through Apollo.
+  if (process.env.BENCH_COMPILED_PATH) env.COMPILED_PATH = process.env.BENCH_COMPILED_PATH;
   return env;
 }
 
