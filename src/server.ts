@@ -68,7 +68,6 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const trusted = createTrustedDocuments({ ...config.trustedDocuments, metrics });
   const execution = createExecution({ config, logger, metrics, persistedQueries, plugins: clients ? [clients.plugin] : [], pinDocuments: trusted?.pin });
   const { apollo } = execution;
-  let apolloStarted = false;
   const context = (request: GraphqlRequest) =>
     Promise.resolve(createContext({ config, logger, upstreams, metrics, deviations }, clients ? { ...request, client: clients.stateOf(request) } : request));
 
@@ -88,8 +87,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
           maxUpstreamCalls: limits.maxUpstreamCalls,
           metrics,
           context,
-          clients: clients && { stateOf: (request) => clients.stateOf(request), cost: clients.cost },
-          started: () => apolloStarted,
+          clients,
         })
       : undefined,
     // Outermost first. The client step first: identity and budgets before any other work, on the body as the client
@@ -130,7 +128,6 @@ export function createGateway(deps: GatewayDeps): Gateway {
     },
     async start() {
       await apollo.start();
-      apolloStarted = true;
       lifecycle.markReady();
     },
     drain() {

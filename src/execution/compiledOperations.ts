@@ -11,8 +11,6 @@ export interface CompiledOperation {
   /** The operation's name; null for an anonymous one (as Apollo's plugins see it). */
   readonly name: string | null;
   readonly query: CompiledQuery;
-  /** How it came: a trusted document (compiled at start) or a text Apollo validated and compiled after repeated use. */
-  readonly origin: 'trusted' | 'repeated';
 }
 
 /**
@@ -35,25 +33,22 @@ export class CompiledOperations {
 
   /** Compiles a trusted document (already validated at start); documents that are not one query are left to Apollo. */
   addTrusted(text: string, document: DocumentNode): void {
-    const operation = soleQuery(document);
-    if (!operation || this.byText.has(text)) return;
-    const query = compileQuery(this.schema, document, operation.name?.value);
-    if (isCompiledQuery(query)) this.add(text, { document, operation, name: operation.name?.value ?? null, query, origin: 'trusted' });
+    this.keep(text, document, (operation) => {
+      const query = compileQuery(this.schema, document, operation.name?.value);
+      return isCompiledQuery(query) ? query : undefined;
+    });
   }
 
   /** Keeps a text Apollo parsed and validated and the executor compiled, so its next requests skip Apollo. */
   learn(text: string, document: DocumentNode, query: CompiledQuery): void {
+    this.keep(text, document, () => query);
+  }
+
+  private keep(text: string, document: DocumentNode, compiled: (operation: OperationDefinitionNode) => CompiledQuery | undefined): void {
     const operation = soleQuery(document);
     if (!operation || this.byText.has(text)) return;
-    this.add(text, { document, operation, name: operation.name?.value ?? null, query, origin: 'repeated' });
-  }
-
-  get size(): number {
-    return this.byText.size;
-  }
-
-  private add(text: string, compiled: CompiledOperation): void {
-    this.byText.set(text, compiled);
+    const query = compiled(operation);
+    if (query) this.byText.set(text, { document, operation, name: operation.name?.value ?? null, query });
   }
 }
 

@@ -25,8 +25,6 @@ export interface CompiledPathOptions {
   context(request: GraphqlRequest): Promise<GatewayContext>;
   /** The client policies' state and cost policy, when a clients file is loaded. */
   clients?: { stateOf(request: GraphqlRequest): ClientRequestState | undefined; cost: ClientCostPolicy };
-  /** Whether Apollo has started: until then (and if its start failed) every request is Apollo's to answer. */
-  started(): boolean;
 }
 
 /**
@@ -44,7 +42,7 @@ export function compiledPath(options: CompiledPathOptions): (request: GraphqlReq
   const { schema, operations, maxUpstreamCalls, formatError, metrics, clients } = options;
 
   return (request) => {
-    if (request.method !== 'POST' || !isPlainObject(request.body) || !options.started()) return undefined;
+    if (request.method !== 'POST' || !isPlainObject(request.body)) return undefined;
     const { query, operationName, variables, extensions } = request.body;
     if (typeof query !== 'string') return undefined;
     if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return undefined;
@@ -52,7 +50,7 @@ export function compiledPath(options: CompiledPathOptions): (request: GraphqlReq
     if (extensions !== undefined && extensions !== null && !(isPlainObject(extensions) && Object.keys(extensions).length === 0)) return undefined;
     const compiled = operations.find(query, operationName);
     if (!compiled) return undefined;
-    const contentType = responseContentType(request.headers.get('accept'));
+    const contentType = responseContentType(request.header('accept'));
     if (!contentType) return undefined;
     const values = variables ?? {};
     const resolved = { schema, document: compiled.document, operation: compiled.operation };
@@ -85,15 +83,13 @@ export function compiledPath(options: CompiledPathOptions): (request: GraphqlReq
       // What Apollo's plugins do as the response is sent, in their order: the log line, the metrics, the span, the client.
       const { outcome, errorCodes } = outcomeOfResult({ data, errors: formatted?.errors });
       const durationMs = performance.now() - started;
-      const { upstreamCalls, logFields } = context;
+      const { upstreamCalls } = context;
       request.logFields.execution = 'compiled';
-      logRequest(context.logger, { operationName: compiled.name, durationMs, outcome, errorCodes, upstreamCalls, extra: logFields });
+      logRequest(context.logger, { operationName: compiled.name, durationMs, outcome, errorCodes, upstreamCalls, extra: request.logFields });
       metrics.observeOperation(compiled.name, outcome, durationMs / 1000);
       if (span) endOperationSpan(span, outcome, errorCodes);
-      if (state && clients) {
-        clients.cost.recordCalls(state, upstreamCalls.length);
-        clients.cost.answered(state, resolved, data);
-      }
+      // The calls were recorded as execution ended (above), before the log line, as the plugin records them.
+      if (state) clients?.cost.answered(state, resolved, data);
       const headers = new Map<string, string>(formatted?.headers ?? []);
       if (!headers.has('content-type')) headers.set('content-type', contentType);
       return { status: formatted?.status ?? 200, headers, body, reachedPlugins: true };

@@ -62,6 +62,9 @@ export function jitExecution(schema: GraphQLSchema, options: JitExecutionOptions
     let byName = compiled.get(document);
     const hit = byName?.get(name);
     if (hit) return hit;
+    // A trusted document was compiled at start (the same parsed document Apollo found pinned): not compiled again.
+    const known = learned?.find(request.source, operationName);
+    if (known?.document === document) return known.query;
     const count = (uses.get(document) ?? 0) + 1;
     uses.set(document, count);
     if (count < minUses || stats.compiledDocuments >= maxCompiled) return undefined;

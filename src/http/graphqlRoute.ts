@@ -1,5 +1,5 @@
 import { HeaderMap, type ApolloServer, type HTTPGraphQLRequest } from '@apollo/server';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { QueryLimits } from '../config';
 import { requestIdFrom, type GatewayContext } from '../context';
 import type { Logger } from '../logger';
@@ -17,7 +17,8 @@ export interface GraphqlRequest {
   readonly url: URL;
   /** A request header by lower-cased name (the first value when repeated). */
   header: (lowerName: string) => string | undefined;
-  readonly headers: HeaderMap;
+  /** The headers as Node received them (Apollo gets them as its HeaderMap, made only when Apollo runs the request). */
+  readonly incomingHeaders: IncomingHttpHeaders;
   /** The parsed JSON body of a POST (an object, or an array for a batch); the raw text for other content types. */
   body: unknown;
   readonly requestId: string;
@@ -97,7 +98,11 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
   async function execute(request: GraphqlRequest): Promise<GraphqlResponse> {
     const compiled = options.compiled?.(request);
     if (compiled) return compiled;
-    const httpGraphQLRequest: HTTPGraphQLRequest = { method: request.method, headers: request.headers, search: request.url.search, body: request.body };
+    const headers = new HeaderMap();
+    for (const [key, value] of Object.entries(request.incomingHeaders)) {
+      if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
+    }
+    const httpGraphQLRequest: HTTPGraphQLRequest = { method: request.method, headers, search: request.url.search, body: request.body };
     // Apollo builds the context only for a request that passed its HTTP checks; the plugins log and count those.
     let reachedPlugins = false;
     const result = await apollo.executeHTTPGraphQLRequest({
@@ -144,11 +149,7 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
     if (Array.isArray(body) && body.length > Math.max(limits.maxBatchSize, 1)) {
       return refuse(400, limits.maxBatchSize > 0 ? `A batch may hold at most ${limits.maxBatchSize} operations` : 'Batched requests are not accepted');
     }
-    const headers = new HeaderMap();
-    for (const [key, value] of Object.entries(req.headers)) {
-      if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
-    }
-    const request: GraphqlRequest = { method: req.method, url, header: (name) => firstHeader(req, name), headers, body, requestId, started, logFields, upstreamCalls: [] };
+    const request: GraphqlRequest = { method: req.method, url, header: (name) => firstHeader(req, name), incomingHeaders: req.headers, body, requestId, started, logFields, upstreamCalls: [] };
     // The server span covers the steps too, so a refusal or a replay is traced like an execution.
     const response = await withOperationSpan({ method: req.method, headers: req.headers }, () => pipeline(request));
     if (!response.reachedPlugins) logUnseen(request, response);

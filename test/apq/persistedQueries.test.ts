@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import Redis from 'ioredis';
 import { SAMPLE } from '../../src/sandbox';
-import { hasRedisServer, startRedisServer, type RedisServer } from '../support/redisServer';
+import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import { LA_TERRAZZA, startStack, type Stack } from '../support/stack';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -48,9 +48,8 @@ describe('automatic persisted queries', () => {
     });
   });
 
-  // A real Redis, started here. CI installs redis-server (.ci/run); elsewhere these tests say why they skip.
-  const withRedis = hasRedisServer() || process.env.CI ? describe : describe.skip;
-  if (!hasRedisServer() && !process.env.CI) process.stderr.write('redis-server not found: skipping the Redis-backed persisted query tests\n');
+  // A real Redis, started here.
+  const withRedis = describeWithRedis('the Redis-backed persisted query tests');
 
   withRedis('shared through Redis (REDIS_URL)', () => {
     let redis: RedisServer;

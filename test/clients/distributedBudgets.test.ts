@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SAMPLE, startSandbox, type Sandbox } from '../../src/sandbox';
 import { spawnGateway, type GatewayProcess } from '../support/gatewayProcess';
-import { hasRedisServer, startRedisServer, type RedisServer } from '../support/redisServer';
+import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import { LA_TERRAZZA } from '../support/stack';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -52,8 +52,7 @@ interface Gateway {
   url: string;
 }
 
-const withRedis = hasRedisServer() || process.env.CI ? describe : describe.skip;
-if (!hasRedisServer() && !process.env.CI) process.stderr.write('redis-server not found: skipping the distributed client budget tests\n');
+const withRedis = describeWithRedis('the distributed client budget tests');
 
 withRedis('client budgets across two gateway processes sharing Redis', () => {
   let sandbox: Sandbox;

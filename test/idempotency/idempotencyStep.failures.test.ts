@@ -1,4 +1,3 @@
-import { HeaderMap } from '@apollo/server';
 import { Writable } from 'node:stream';
 import type { GraphqlRequest, GraphqlResponse } from '../../src/http/graphqlRoute';
 import { idempotencyStep } from '../../src/idempotency/idempotencyStep';
@@ -15,7 +14,7 @@ function requestWith(headers: Record<string, string>, body: unknown = MUTATION):
     method: 'POST',
     url: new URL('http://gateway.invalid/graphql'),
     header: (name) => headers[name],
-    headers: new HeaderMap(),
+    incomingHeaders: {},
     body,
     requestId: 'unit-1',
     started: 0,

@@ -5,10 +5,9 @@ import { IdempotencyStoreUnavailableError, type StoredResponse } from '../../src
 import { createLogger } from '../../src/logger';
 import { openRedisConnection, type RedisConnection } from '../../src/redis/connection';
 import { eventually } from '../support/gatewayProcess';
-import { hasRedisServer, startRedisServer, type RedisServer } from '../support/redisServer';
+import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 
-const withRedis = hasRedisServer() || process.env.CI ? describe : describe.skip;
-if (!hasRedisServer() && !process.env.CI) process.stderr.write('redis-server not found: skipping the Redis idempotency store tests\n');
+const withRedis = describeWithRedis('the Redis idempotency store tests');
 
 const response: StoredResponse = { fingerprint: 'fp', status: 200, contentType: 'application/json', body: '{"data":{"x":"é"}}' };
 

@@ -7,7 +7,7 @@ import { REDIS_KEY_PREFIX } from '../../src/idempotency/redisStore';
 import { startBookingUpstream, type BookingUpstream } from '../support/bookingUpstream';
 import { headerLookup } from '../support/fixtures';
 import { eventually, spawnGateway, type GatewayProcess } from '../support/gatewayProcess';
-import { hasRedisServer, startRedisServer, type RedisServer } from '../support/redisServer';
+import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import { BISTRO_NORD, LA_TERRAZZA } from '../support/stack';
 
 const BOOK = `mutation Book($input: CreateReservationInput!) { createReservation(input: $input) { reservation { id } } }`;
@@ -19,9 +19,8 @@ interface Answer {
   text: string;
 }
 
-// A real Redis and real gateway processes. CI installs redis-server (.ci/run); elsewhere these tests say why they skip.
-const withRedis = hasRedisServer() || process.env.CI ? describe : describe.skip;
-if (!hasRedisServer() && !process.env.CI) process.stderr.write('redis-server not found: skipping the idempotency replica tests\n');
+// A real Redis and real gateway processes.
+const withRedis = describeWithRedis('the idempotency replica tests');
 
 /** Two gateway processes sharing one Redis in front of one reservation service that counts its bookings. */
 withRedis('idempotency across replicas', () => {

@@ -12,6 +12,16 @@ export function hasRedisServer(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
+/**
+ * `describe` for tests that need a real Redis: CI installs redis-server (.ci/run), so there they always run (and fail
+ * when it is missing); elsewhere they skip, saying which tests and why on standard error.
+ */
+export function describeWithRedis(skipped: string): jest.Describe {
+  if (hasRedisServer() || process.env.CI) return describe;
+  process.stderr.write(`redis-server not found: skipping ${skipped}\n`);
+  return describe.skip;
+}
+
 /** Starts a real, throwaway redis-server on a free loopback port (or `port`, to bring one back), without persistence. */
 export async function startRedisServer(options: { port?: number } = {}): Promise<RedisServer> {
   const port = options.port ?? (await freePort());
