@@ -2,12 +2,14 @@ import { readFileSync } from 'node:fs';
 
 /**
  * Where a V8 CPU profile's time went: self time by module (a package under node_modules, a file of ours, or Node's
- * internals) and by function. `BENCH_CPU_PROF=/tmp/prof npm run bench`, then
- * `node dist/bench/cpuprofile.js /tmp/prof/gateway-….cpuprofile`.
+ * internals) and by function, then each function's inclusive share of the busy time (idle and `(program)` left out:
+ * its own time and its callees'). `BENCH_CPU_PROF=/tmp/prof npm run bench`, then
+ * `node dist/bench/cpuprofile.js /tmp/prof/gateway-….cpuprofile [rows]`.
  */
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
 }
 interface Profile {
   nodes: ProfileNode[];
@@ -50,6 +52,29 @@ function main(): void {
   };
   print('by module', byModule);
   print('by function', byFunction);
+
+  // Inclusive: each sample counts once for every distinct function on its stack.
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const child of n.children ?? []) parent.set(child, n.id);
+  const inclusive = new Map<string, number>();
+  let busy = 0;
+  for (const [id, us] of selfUs) {
+    const name = byId.get(id)!.callFrame.functionName;
+    if (name === '(idle)' || name === '(program)') continue;
+    busy += us;
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const frame = byId.get(at)!.callFrame;
+      const fn = `${frame.functionName || '(anonymous)'} ${moduleOf(frame.url)}:${frame.lineNumber + 1}`;
+      if (seen.has(fn)) continue;
+      seen.add(fn);
+      inclusive.set(fn, (inclusive.get(fn) ?? 0) + us);
+    }
+  }
+  process.stdout.write(`\nby function, inclusive (of ${(busy / 1000).toFixed(0)} ms busy)\n`);
+  for (const [name, us] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, rows)) {
+    process.stdout.write(`${((100 * us) / busy).toFixed(1).padStart(5)}%  ${name}\n`);
+  }
 }
 
 main();

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { execute, parse, specifiedRules, validate } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import pino from 'pino';
@@ -7,11 +6,12 @@ import { REDACT_PATHS } from '../src/logger';
 import { resolvers } from '../src/resolvers';
 import { createSampleState, SAMPLE } from '../src/sandbox';
 import { buildExecutableSchema, loadTypeDefs } from '../src/schema';
+import { sha256Hex } from '../src/sha256';
 import { Check } from '../src/upstreams/pos/dto';
 import { trustedDocumentsStep } from '../src/trustedDocuments';
 import type { GraphqlRequest } from '../src/http/graphqlRoute';
 import { UpstreamRecord } from '../src/upstreams/record';
-import { OPERATIONS, requestBody } from './operations';
+import { documentId, OPERATIONS, requestBody } from './operations';
 import { benchNow } from './scenarios';
 
 /**
@@ -68,9 +68,9 @@ async function main(): Promise<void> {
   await time('log line, redaction by spelled-out paths (current)', () => current.info(line, 'graphql request'));
 
   // What a trusted id saves, and what it costs: a document-store miss, Apollo's key, and the route step itself.
-  const id = createHash('sha256').update(OPERATIONS.S1.query).digest('hex');
+  const id = documentId('S1id');
   await time('S1 document: parse + validate (a document-store miss)', () => validate(schema, parse(OPERATIONS.S1.query), specifiedRules));
-  await time("S1 document: SHA-256 of its text (Apollo's store key)", () => createHash('sha256').update(OPERATIONS.S1.query).digest('hex'));
+  await time("S1 document: SHA-256 of its text (Apollo's store key)", () => sha256Hex(OPERATIONS.S1.query));
   const step = trustedDocumentsStep({ operations: new Map([[id, { id, name: 'BenchCheck', type: 'query', body: OPERATIONS.S1.query, source: 'bench' }]]) });
   const respond = () => Promise.resolve({ status: 200, headers: new Map<string, string>(), body: '', reachedPlugins: true });
   const through = (body: string) => () => step({ method: 'POST', body: JSON.parse(body) as unknown, logFields: {} } as GraphqlRequest, respond);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../src/sha256';
 
 /**
  * The operations the benchmark sends, the same bytes to the gateway and to the baseline. The selections are whole:
@@ -70,10 +70,15 @@ export const OPERATIONS: Record<ScenarioName, BenchOperation> = {
 /** Scenarios whose request names its document by id (Apollo's persisted query extension), as Apollo Client's persisted query list link sends it. */
 const BY_ID: ReadonlySet<ScenarioName> = new Set(['S1id']);
 
+/** The trusted-document id of a scenario's document: the SHA-256 of its text. */
+export function documentId(scenario: ScenarioName): string {
+  return sha256Hex(OPERATIONS[scenario].query);
+}
+
 /** The POST body of one scenario's request. The baseline dispatches on `operationName`, so it serves both forms. */
 export function requestBody(scenario: ScenarioName, variables: Record<string, unknown>): string {
   const { operationName, query } = OPERATIONS[scenario];
-  if (BY_ID.has(scenario)) return JSON.stringify({ operationName, variables, extensions: { persistedQuery: { version: 1, sha256Hash: sha256(query) } } });
+  if (BY_ID.has(scenario)) return JSON.stringify({ operationName, variables, extensions: { persistedQuery: { version: 1, sha256Hash: documentId(scenario) } } });
   return JSON.stringify({ operationName, query, variables });
 }
 
@@ -81,11 +86,7 @@ export function requestBody(scenario: ScenarioName, variables: Record<string, un
 export function benchManifest(): string {
   const operations = [...BY_ID].map((name) => {
     const { operationName, query } = OPERATIONS[name];
-    return { id: sha256(query), name: operationName, type: 'query', body: query };
+    return { id: documentId(name), name: operationName, type: 'query', body: query };
   });
   return JSON.stringify({ format: 'apollo-persisted-query-manifest', version: 1, operations });
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }

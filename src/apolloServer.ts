@@ -35,21 +35,21 @@ export interface ApolloServerOptions {
   pinDocuments?: (validation: DocumentValidation) => ReadonlyMap<string, DocumentNode>;
 }
 
-/** The Apollo server: schema and execution, document limits, APQ, error formatting and the observability plugins. */
-export function createApolloServer(options: ApolloServerOptions): ApolloServer<GatewayContext> {
-  return createExecution(options).apollo;
-}
-
 /** The Apollo server, and what the route needs to run compiled operations without it (src/execution/compiledPath.ts). */
 export interface Execution {
   apollo: ApolloServer<GatewayContext>;
   schema: GraphQLSchema;
-  /** The trusted documents' queries compiled at start, and the texts compiled after repeated use. */
-  compiled: CompiledOperations;
+  /**
+   * The trusted documents' queries compiled at start, and the texts compiled after repeated use; none with
+   * COMPILED_PATH off (nothing would run them). Trusted documents are compiled outside JIT_MAX_DOCUMENTS: the
+   * manifests bound them.
+   */
+  compiled: CompiledOperations | undefined;
   /** The `formatError` Apollo formats every error with. */
   formatError: ReturnType<typeof createFormatError>;
 }
 
+/** The Apollo server: schema and execution, document limits, APQ, error formatting and the observability plugins. */
 export function createExecution(options: ApolloServerOptions): Execution {
   const { config, logger, metrics } = options;
   const production = config.env === 'production';
@@ -61,10 +61,10 @@ export function createExecution(options: ApolloServerOptions): Execution {
   const recent = new InMemoryLRUCache<DocumentNode>({ maxSize: config.execution.documentCacheMaxBytes, sizeCalculation: (document) => InMemoryLRUCache.sizeCalculation(document) });
   // The same rules for every request and, once at start, for the trusted documents.
   const validationRules = [...documentRules.validationRules, ...(config.introspection ? [] : [introspectionOff])];
-  const pinned = options.pinDocuments?.({ schema, validationRules, maxTokens: limits.maxTokens });
-  const compiled = new CompiledOperations(schema);
+  const pinned = options.pinDocuments?.({ schema, validationRules, parseOptions: documentRules.parseOptions });
+  const compiled = config.execution.compiledPath ? new CompiledOperations(schema) : undefined;
   // Compiled at start, like their parse and validation; the text is the one their id is the SHA-256 of.
-  for (const document of pinned?.values() ?? []) if (document.loc) compiled.addTrusted(document.loc.source.body, document);
+  for (const document of compiled ? (pinned?.values() ?? []) : []) if (document.loc) compiled?.addTrusted(document.loc.source.body, document);
   const formatError = createFormatError(logger);
   const apollo = new ApolloServer<GatewayContext>({
     gateway: jitExecution(schema, config.execution, compiled),

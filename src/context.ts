@@ -53,10 +53,6 @@ export interface ContextDeps {
   deviations?: DeviationSink;
 }
 
-/**
- * Builds the per-request context: credentials come from this request's headers only, and the clients and
- * loaders are new objects, so nothing can leak between concurrent requests.
- */
 /** What the context needs of the HTTP request. */
 export interface ContextRequest {
   header: (lowerName: string) => string | undefined;
@@ -69,6 +65,10 @@ export interface ContextRequest {
   upstreamCalls?: UpstreamCallRecord[];
 }
 
+/**
+ * Builds the per-request context: credentials come from this request's headers only, and the clients and
+ * loaders are new objects, so nothing can leak between concurrent requests.
+ */
 export function createContext(deps: ContextDeps, request: ContextRequest): GatewayContext {
   // The HTTP layer's own list when it keeps one (idempotency reads it), so each call is recorded once.
   const upstreamCalls: UpstreamCallRecord[] = request.upstreamCalls ?? [];

@@ -79,7 +79,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     metrics,
     context,
     // Compiled operations (trusted documents, repeated texts) skip Apollo's per-request work: issue 14, docs/performance.md.
-    compiled: config.execution.compiledPath
+    compiled: execution.compiled
       ? compiledPath({
           schema: execution.schema,
           operations: execution.compiled,

@@ -83,17 +83,16 @@ export class ClientBudgets {
   /** Takes one request from the client's budget and checks that its upstream-call budget is not spent. */
   async take(client: KnownClient, key: string): Promise<TakeResult> {
     const l = this.of(client);
-    let requests: QuotaState;
-    try {
-      requests = this.state('requests', l.requestQuota, l.requestWindow, await l.requests.consume(key, 1));
-    } catch (refusal) {
-      const res = asRes(refusal);
-      const quotas = [this.state('requests', l.requestQuota, l.requestWindow, res), await this.callsState(l, key)];
-      return { allowed: false, reason: 'rate_limited', retryAfterSeconds: retryAfter(res), quotas };
+    // Both budgets at once: with Redis, one round trip's wait instead of two in a row.
+    const [taken, callsRead] = await Promise.allSettled([l.requests.consume(key, 1), l.upstreamCalls.get(key)]);
+    if (callsRead.status === 'rejected') throw callsRead.reason;
+    const calls = this.state('upstream-calls', l.callQuota, 60, callsRead.value);
+    if (taken.status === 'rejected') {
+      const res = asRes(taken.reason);
+      return { allowed: false, reason: 'rate_limited', retryAfterSeconds: retryAfter(res), quotas: [this.state('requests', l.requestQuota, l.requestWindow, res), calls] };
     }
-    const callsRes = await l.upstreamCalls.get(key);
-    const calls = this.state('upstream-calls', l.callQuota, 60, callsRes);
-    if (calls.remaining <= 0) return { allowed: false, reason: 'upstream_budget', retryAfterSeconds: retryAfter(callsRes), quotas: [requests, calls] };
+    const requests = this.state('requests', l.requestQuota, l.requestWindow, taken.value);
+    if (calls.remaining <= 0) return { allowed: false, reason: 'upstream_budget', retryAfterSeconds: retryAfter(callsRead.value), quotas: [requests, calls] };
     return { allowed: true, quotas: [requests, calls] };
   }
 

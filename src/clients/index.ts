@@ -36,11 +36,12 @@ export function createClientPolicies(config: Config, deps: { metrics: GatewayMet
   const metrics = new ClientMetrics(deps.metrics.registry);
   const budgets = new ClientBudgets({ clients: directory.all, redis: deps.redis, localShareOf: config.clients.localShareOf * config.workers });
   const states = new WeakMap<GraphqlRequest, ClientRequestState>();
+  const cost = clientCostPolicy({ metrics });
   return {
     step: clientPolicyStep({ directory, budgets, metrics, states }),
     trustedOnlyStep: trustedDocumentsOnlyStep({ states }),
-    plugin: clientCostLimitPlugin({ metrics }),
-    cost: clientCostPolicy({ metrics }),
+    plugin: clientCostLimitPlugin(cost),
+    cost,
     stateOf: (request) => states.get(request),
   };
 }

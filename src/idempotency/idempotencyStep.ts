@@ -2,17 +2,15 @@ import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import { callerHash } from '../credentials';
 import { ErrorCode } from '../errors/codes';
 import { messageOf } from '../errors/errorFields';
-import type { GraphqlRequest, GraphqlResponse, GraphqlStep } from '../http/graphqlRoute';
+import { refusal, type GraphqlRequest, type GraphqlResponse, type GraphqlStep } from '../http/graphqlRoute';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../observability/metrics';
 import { sha256Hex } from '../sha256';
 import { requestFingerprint } from './fingerprint';
 import { selectedMutation, type SelectedMutationOptions } from './operation';
-import { refusal, replay, toStored } from './responses';
+import { replay, toStored } from './responses';
 import type { IdempotencyOutcome } from './outcome';
 import type { IdempotencyStore, TakeResult } from './store';
-
-export type { IdempotencyOutcome };
 
 export interface IdempotencyStepOptions {
   /** Where leases and stored responses live (MemoryIdempotencyStore, or RedisIdempotencyStore to share them). */

@@ -2,8 +2,6 @@ import { ErrorCode } from '../errors/codes';
 import { refusal, type GraphqlResponse } from '../http/graphqlRoute';
 import type { StoredResponse } from './store';
 
-export { refusal };
-
 /** The stored response as it was sent: status, body and content type, plus the one header that says it is a replay. */
 export function replay(stored: StoredResponse): GraphqlResponse {
   const headers = new Map<string, string>();

@@ -9,13 +9,27 @@ import { z } from 'zod';
 /** ISO 4217 codes of currencies in use (ICU leaves out funds and metals such as CLF and XAU). */
 const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
 
+/**
+ * Digits after the decimal point of each currency's minor unit (ISO 4217: EUR 2, JPY 0, KWD 3), made on first use:
+ * ~160 `Intl.NumberFormat`s cost ~25 ms, which start-up need not pay.
+ */
+let minorUnits: ReadonlyMap<string, number> | undefined;
+function minorUnitTable(): ReadonlyMap<string, number> {
+  minorUnits ??= new Map(
+    [...CURRENCIES].map((currency) => [currency, new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2]),
+  );
+  return minorUnits;
+}
+
 /** Digits after the decimal point of a currency's minor unit (ISO 4217): EUR 2, JPY 0, KWD 3. */
 export function minorUnitsOf(currency: string): number {
-  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  return minorUnitTable().get(currency) ?? 2;
 }
 
 /** The most minor-unit digits of any known currency: the bound on an amount whose currency is not given. */
-export const MAX_MINOR_UNITS = Math.max(...[...CURRENCIES].map(minorUnitsOf));
+function maxMinorUnits(): number {
+  return Math.max(...minorUnitTable().values());
+}
 
 /** Significant digits after the point of a canonical decimal string: "12.50" → 1, "12.345" → 3, "1000.00" → 0. */
 export function fractionDigits(decimal: string): number {
@@ -31,7 +45,7 @@ export const currencyCode = z.string().refine((c) => CURRENCIES.has(c), 'must be
  */
 export function amountDigitsIssue(amount: string, currency: string | undefined): string | undefined {
   if (currency !== undefined && !CURRENCIES.has(currency)) return undefined; // the currency's own issue is reported
-  const allowed = currency === undefined ? MAX_MINOR_UNITS : minorUnitsOf(currency);
+  const allowed = currency === undefined ? maxMinorUnits() : minorUnitsOf(currency);
   if (fractionDigits(amount) <= allowed) return undefined;
   const unit = allowed === 0 ? 'no decimal places' : `at most ${allowed} decimal place${allowed === 1 ? '' : 's'}`;
   return currency === undefined ? `must have ${unit} (no currency has finer minor units)` : `must have ${unit}: the minor unit of ${currency} (ISO 4217)`;

@@ -8,7 +8,7 @@ import { ErrorCode } from '../errors/codes';
 import { actualCost } from './actualCost';
 import { estimateOnce, type CostEstimate } from './costEstimate';
 
-export interface ClientCostLimitPluginOptions {
+export interface ClientCostPolicyOptions {
   /** Where the estimates are counted per client. */
   metrics: ClientMetrics;
 }
@@ -35,7 +35,7 @@ export interface ClientCostPolicy {
   answered(state: ClientRequestState, resolved: ResolvedOperation, data: Record<string, unknown> | null | undefined): void;
 }
 
-export function clientCostPolicy(options: ClientCostLimitPluginOptions): ClientCostPolicy {
+export function clientCostPolicy(options: ClientCostPolicyOptions): ClientCostPolicy {
   return {
     refusal(state, { document, operation }, estimate) {
       const { client } = state;
@@ -74,8 +74,7 @@ export function clientCostPolicy(options: ClientCostLimitPluginOptions): ClientC
  * allow it. Afterwards it records the upstream calls the request made, which the client policy step charges to the
  * client's per-minute budget. Requests without a client (no clients file) pass untouched.
  */
-export function clientCostLimitPlugin(options: ClientCostLimitPluginOptions): ApolloServerPlugin<GatewayContext> {
-  const policy = clientCostPolicy(options);
+export function clientCostLimitPlugin(policy: ClientCostPolicy): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart({ contextValue }) {
       const state = contextValue.client;
@@ -108,8 +107,15 @@ export function clientCostLimitPlugin(options: ClientCostLimitPluginOptions): Ap
   };
 }
 
-/** Whether the operation's root selection (through fragments) asks `__schema` or `__type`. */
+/** Whether the operation's root selection (through fragments) asks `__schema` or `__type`; walked once per operation. */
+const introspecting = new WeakMap<OperationDefinitionNode, boolean>();
+
 function asksIntrospection(operation: OperationDefinitionNode, document: DocumentNode): boolean {
-  const names = rootFieldNames(document, operation);
-  return names.has('__schema') || names.has('__type');
+  let asks = introspecting.get(operation);
+  if (asks === undefined) {
+    const names = rootFieldNames(document, operation);
+    asks = names.has('__schema') || names.has('__type');
+    introspecting.set(operation, asks);
+  }
+  return asks;
 }

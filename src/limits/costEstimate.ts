@@ -37,8 +37,6 @@ export interface EstimateInput {
   document: DocumentNode;
   operation: OperationDefinitionNode;
   variables?: Record<string, unknown>;
-  /** Size of lists without `@listSize`. Default DEFAULT_LIST_SIZE. */
-  defaultListSize?: number;
 }
 
 interface Walk {
@@ -46,17 +44,18 @@ interface Walk {
   directives: CostDirectives;
   fragments: ReadonlyMap<string, FragmentDefinitionNode>;
   variables: Record<string, unknown>;
-  defaultListSize: number;
+  /** The names of the variables the walk read (slicing arguments given as variables). */
+  read: Set<string>;
 }
 
 /** Estimates an operation from the schema's `@cost` and `@listSize` directives (GraphQL Cost Directives spec). */
 export function estimateCost(input: EstimateInput): CostEstimate {
-  const root =
-    input.operation.operation === OperationTypeNode.MUTATION
-      ? input.schema.getMutationType()
-      : input.operation.operation === OperationTypeNode.SUBSCRIPTION
-        ? input.schema.getSubscriptionType()
-        : input.schema.getQueryType();
+  return walkCost(input, new Set());
+}
+
+/** The estimate, and in `read` the variables it depended on. */
+function walkCost(input: EstimateInput, read: Set<string>): CostEstimate {
+  const root = input.operation.operation === OperationTypeNode.MUTATION ? input.schema.getMutationType() : input.schema.getQueryType();
   if (!root) return { cost: 0, upstreamCalls: 0 };
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of input.document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
@@ -65,7 +64,7 @@ export function estimateCost(input: EstimateInput): CostEstimate {
     directives: costDirectivesOf(input.schema),
     fragments,
     variables: input.variables ?? {},
-    defaultListSize: input.defaultListSize ?? DEFAULT_LIST_SIZE,
+    read,
   };
   return selectionSetCost(input.operation.selectionSet, root, NONE_SIZED, walk);
 }
@@ -85,7 +84,7 @@ export function estimateOnce(request: object, input: EstimateInput): CostEstimat
 /** Estimates kept per operation, keyed by the values of the variables the walk read (most operations read none). */
 interface Remembered {
   schema: GraphQLSchema;
-  /** Every variable some walk of this operation has read; an estimate is keyed by their values. */
+  /** The variables the walk reads: the same for every walk of the operation (below). */
   reads: string[];
   byValues: Map<string, CostEstimate>;
 }
@@ -95,43 +94,26 @@ const remembered = new WeakMap<OperationDefinitionNode, Remembered>();
 const MAX_REMEMBERED = 256;
 
 /**
- * `estimateCost`, walked once per operation and set of values of the variables it depends on. The walk is a pure
- * function of the document and the variables it reads, so two requests that agree on every variable any walk of
- * this operation has read get the same estimate: a trusted or repeated document is walked once, not per request.
+ * `estimateCost`, walked once per operation and set of values of the variables it depends on. The walk reads a
+ * variable wherever one is given as a slicing argument, whatever its value, so the variables it reads are fixed per
+ * operation, and two requests that agree on them get the same estimate: a trusted or repeated document is walked
+ * once, not per request.
  */
 export function estimateRemembered(input: EstimateInput): CostEstimate {
-  if (input.defaultListSize !== undefined) return estimateCost(input);
-  let memory = remembered.get(input.operation);
-  if (!memory || memory.schema !== input.schema) {
-    memory = { schema: input.schema, reads: [], byValues: new Map() };
-    remembered.set(input.operation, memory);
-  }
   const variables = input.variables ?? {};
-  const key = keyOf(memory.reads, variables);
-  const known = memory.byValues.get(key);
-  if (known) return known;
-  const read = new Set<string>();
-  const watched = new Proxy(variables, {
-    get: (target, name) => {
-      if (typeof name === 'string') read.add(name);
-      return Reflect.get(target, name) as unknown;
-    },
-    has: (target, name) => {
-      if (typeof name === 'string') read.add(name);
-      return Reflect.has(target, name);
-    },
-  });
-  const estimate = estimateCost({ ...input, variables: watched });
-  const unseen = [...read].filter((name) => !memory.reads.includes(name));
-  if (unseen.length > 0) {
-    // A walk read a variable no earlier one did (a branch only some values reach): key by it from now on.
-    memory.reads.push(...unseen);
-    memory.byValues.clear();
+  const memory = remembered.get(input.operation);
+  if (memory?.schema === input.schema) {
+    const known = memory.byValues.get(keyOf(memory.reads, variables));
+    if (known) return known;
   }
+  const read = new Set<string>();
+  const estimate = walkCost(input, read);
+  const current = memory?.schema === input.schema ? memory : { schema: input.schema, reads: [...read], byValues: new Map<string, CostEstimate>() };
+  remembered.set(input.operation, current);
   // Only small, plain values are remembered: a huge string would hold memory, and JSON cannot tell 1e400 from null.
-  if (!memory.reads.every((name) => rememberable(variables[name]))) return estimate;
-  if (memory.byValues.size >= MAX_REMEMBERED) memory.byValues.clear();
-  memory.byValues.set(keyOf(memory.reads, variables), estimate);
+  if (!current.reads.every((name) => rememberable(variables[name]))) return estimate;
+  if (current.byValues.size >= MAX_REMEMBERED) current.byValues.clear();
+  current.byValues.set(keyOf(current.reads, variables), estimate);
   return estimate;
 }
 
@@ -192,7 +174,7 @@ function fieldCost(node: FieldNode, parent: GraphQLCompositeType, sized: Readonl
   const ownCall = directives.weight === undefined ? 0 : 1;
   if (isListType(getNullableType(field.type))) {
     // The field resolves once (its own weight, its own upstream call); each element weighs its type plus its selection.
-    const size = sized.get(field.name) ?? ownSize ?? walk.defaultListSize;
+    const size = sized.get(field.name) ?? ownSize ?? DEFAULT_LIST_SIZE;
     return {
       cost: (directives.weight ?? 0) + argumentCost + size * (typeWeight + children.cost),
       upstreamCalls: ownCall + size * children.upstreamCalls,
@@ -208,6 +190,7 @@ function sliceSize(listSize: ListSize, field: GraphQLField<unknown, unknown>, no
     const def = field.args.find((a) => a.name === name);
     if (!def) continue;
     const given = node.arguments?.find((a) => a.name.value === name);
+    if (given?.value.kind === Kind.VARIABLE) walk.read.add(given.value.name.value);
     const value = given ? valueFromAST(given.value, def.type, walk.variables) : def.defaultValue;
     if (typeof value === 'number') sizes.push(Math.max(0, value));
   }
@@ -218,5 +201,5 @@ function sliceSize(listSize: ListSize, field: GraphQLField<unknown, unknown>, no
     });
   }
   if (sizes.length > 0) return Math.max(...sizes);
-  return listSize.assumedSize ?? walk.defaultListSize;
+  return listSize.assumedSize ?? DEFAULT_LIST_SIZE;
 }

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { SpanKind, SpanStatusCode, context, propagation, trace, type Attributes } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { codeOf } from '../errors/errorFields';
 import type { ServiceName } from '../upstreams/serviceName';
 import { outgoingTraceContext, type TraceHeaders } from './traceContext';
 
@@ -68,6 +69,11 @@ export function startTracing(options: TracingOptions): Tracing | undefined {
       context.disable();
     },
   };
+}
+
+/** Whether spans are recorded and sent: a layer with nothing to do otherwise can step aside (../upstreams/tracedSend.ts). */
+export function isTracingOn(): boolean {
+  return tracingOn;
 }
 
 /**
@@ -149,7 +155,5 @@ export function activeTraceIds(): { traceId?: string; spanId?: string } {
 
 /** A low-cardinality name for what failed: the error's code (`ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`) or class. */
 function errorType(err: unknown): string {
-  const code = typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
-  if (typeof code === 'string') return code;
-  return err instanceof Error ? err.name : 'Error';
+  return codeOf(err) ?? (err instanceof Error ? err.name : 'Error');
 }

@@ -10,11 +10,10 @@ const HEALTHY_AFTER_MS = 10_000;
 const RESTART_BASE_MS = 100;
 const RESTART_MAX_MS = 10_000;
 
-/** What the primary sends its workers for each SIGTERM or SIGINT it receives (`count`: 1 for the first, …). */
+/** What the primary sends its workers for each SIGTERM or SIGINT it receives. */
 interface ShutdownMessage {
   tablegraph: 'shutdown';
   signal: NodeJS.Signals;
-  count: number;
 }
 
 function isShutdownMessage(message: unknown): message is ShutdownMessage {
@@ -46,9 +45,9 @@ export function exitWhileStarting(): () => void {
  * relying on its own signals, because in a container only PID 1 (the primary) receives SIGTERM. Returns the
  * unsubscribe.
  */
-export function onPrimaryShutdown(handler: (signal: NodeJS.Signals, count: number) => void): () => void {
+export function onPrimaryShutdown(handler: (signal: NodeJS.Signals) => void): () => void {
   const listener = (message: unknown) => {
-    if (isShutdownMessage(message)) handler(message.signal, message.count);
+    if (isShutdownMessage(message)) handler(message.signal);
   };
   process.on('message', listener);
   return () => process.off('message', listener);
@@ -122,7 +121,7 @@ export function runPrimary(config: Config, logger: Logger): void {
       }, config.shutdownDelayMs + config.drainTimeoutMs + PRIMARY_GRACE_MS).unref();
       if (slots.size === 0) return finish();
     }
-    const message: ShutdownMessage = { tablegraph: 'shutdown', signal, count: stopping };
+    const message: ShutdownMessage = { tablegraph: 'shutdown', signal };
     for (const { worker } of slots.values()) if (worker.isConnected()) worker.send(message);
   };
   process.on('SIGTERM', onSignal);

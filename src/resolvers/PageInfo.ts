@@ -1,10 +1,10 @@
 import type { PageInfoResolvers } from '../generated/graphql';
 
-/** The upstream `meta` in the contract's PageInfo names, each field read (and checked) on its own. */
+/**
+ * The upstream `meta` (always a record: both pages read it with `read('meta')`) in the contract's PageInfo names.
+ * Only the renamed fields need a resolver; totalCount, currentPage and hasNextPage are the record's own getters.
+ */
 export const PageInfo: PageInfoResolvers = {
-  totalCount: (m) => m.read('total_count'),
-  currentPage: (m) => m.read('current_page'),
   perPage: (m) => m.read('per_page_count'),
   totalPages: (m) => m.read('total_page'),
-  hasNextPage: (m) => m.read('has_next_page'),
 };

@@ -5,7 +5,7 @@ import { readManifests } from './manifest';
 import { prepareDocuments, type DocumentValidation } from './prepare';
 import { trustedDocumentsStep, type TrustedDocumentsMode } from './trustedDocumentsStep';
 
-export { TrustedDocumentsError, readManifests, sha256Hex } from './manifest';
+export { TrustedDocumentsError, readManifests } from './manifest';
 export { PinnedDocumentStore } from './documentStore';
 export type { DocumentValidation } from './prepare';
 export { servedByTrustedId, trustedDocumentsStep, type TrustedDocumentsMode } from './trustedDocumentsStep';

@@ -34,7 +34,6 @@ export class TrustedDocumentsError extends Error {
   }
 }
 
-export { sha256Hex };
 
 /** Names an operation in a message: its name, the start of its id, and its manifest. */
 export function describe(op: Pick<ManifestOperation, 'name' | 'id' | 'source'>): string {

@@ -1,4 +1,4 @@
-import { getOperationAST, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
+import { getOperationAST, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type ParseOptions, type ValidationRule } from 'graphql';
 import { describe, TrustedDocumentsError, type ManifestOperation } from './manifest';
 import { messageOf } from '../errors/errorFields';
 
@@ -7,8 +7,8 @@ export interface DocumentValidation {
   schema: GraphQLSchema;
   /** Beyond graphql-js's specified rules: the limits (depth, cost, aliases, directives) and introspection. */
   validationRules: readonly ValidationRule[];
-  /** The token limit graphql-armor applies while parsing (MAX_TOKENS). */
-  maxTokens: number;
+  /** The options every request's document is parsed with (the token limit, MAX_TOKENS). */
+  parseOptions: ParseOptions;
 }
 
 /**
@@ -23,7 +23,7 @@ export function prepareDocuments(operations: ReadonlyMap<string, ManifestOperati
   for (const op of operations.values()) {
     let document: DocumentNode;
     try {
-      document = parse(op.body, { maxTokens: validation.maxTokens });
+      document = parse(op.body, validation.parseOptions);
     } catch (err) {
       problems.push(`${describe(op)} does not parse: ${messageOf(err)}`);
       continue;

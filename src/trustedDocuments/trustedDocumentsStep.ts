@@ -1,7 +1,8 @@
 import { Counter } from 'prom-client';
 import { refusal, type GraphqlRequest, type GraphqlResponse, type GraphqlStep } from '../http/graphqlRoute';
 import type { GatewayMetrics } from '../observability/metrics';
-import { sha256Hex, type ManifestOperation } from './manifest';
+import { sha256Hex } from '../sha256';
+import type { ManifestOperation } from './manifest';
 import { documentAsk, isWellFormedId, withoutPersistedQuery, type OperationFields } from './requestShape';
 import { isPlainObject } from '../upstreams/fieldPlan';
 

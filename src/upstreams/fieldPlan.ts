@@ -28,8 +28,9 @@ export type FieldPlan =
   | { kind: 'fast'; check: FastCheck; nullable: boolean; expected: string }
   /** A plain `z.string()` or `z.boolean()`: its whole check is the JSON type, so zod is not called. */
   | { kind: 'typeof'; type: 'string' | 'boolean'; nullable: boolean; expected: string }
-  | { kind: 'object'; schema: AnyObject; plans: PlanTable; nullable: boolean; expected: string }
-  | { kind: 'list'; schema: AnyObject; plans: PlanTable; nullable: boolean; expected: string };
+  /** A nested object, or a list of them: read as records of `plans` (whose table holds their schema). */
+  | { kind: 'object'; plans: PlanTable; nullable: boolean; expected: string }
+  | { kind: 'list'; plans: PlanTable; nullable: boolean; expected: string };
 
 /** The plans of one object schema's fields, each made on first read. */
 export interface PlanTable {
@@ -69,10 +70,9 @@ function buildPlan(schema: AnyObject, key: string): FieldPlan {
   if (!declared) throw new Error(`no upstream field ${key} is declared`);
   const nullable = declared instanceof z.ZodNullable;
   const inner = (nullable ? (declared as z.ZodNullable<z.ZodType>).unwrap() : declared) as z.ZodType;
-  if (inner instanceof z.ZodObject) return { kind: 'object', schema: inner, plans: tableFor(inner), nullable, expected: 'an object' };
+  if (inner instanceof z.ZodObject) return { kind: 'object', plans: tableFor(inner), nullable, expected: 'an object' };
   if (inner instanceof z.ZodArray && inner.element instanceof z.ZodObject) {
-    const element = inner.element as AnyObject;
-    return { kind: 'list', schema: element, plans: tableFor(element), nullable, expected: 'an array of objects' };
+    return { kind: 'list', plans: tableFor(inner.element), nullable, expected: 'an array of objects' };
   }
   const expected = inner.description ?? expectedOf(inner);
   const fast = fastChecks.get(inner);

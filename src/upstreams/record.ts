@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { UpstreamError } from '../errors/UpstreamError';
 import type { ServiceName } from './serviceName';
-import { isPlainObject, jsonType, onNewTable, planOf, receivedOf, tableFor, type PlanTable, type Shape } from './fieldPlan';
+import { isPlainObject, jsonType, onNewTable, planOf, receivedOf, tableFor, type FieldPlan, type PlanTable, type Shape } from './fieldPlan';
 
 export type { Shape } from './fieldPlan';
 export { jsonType } from './fieldPlan';
@@ -145,17 +145,17 @@ export class UpstreamRecord<S extends Shape> {
     // one, checked again on each read at less cost than remembering it. What fails, and what a schema transforms or
     // nests, is read once and remembered, so a deviation is reported once per record.
     const raw = this.$raw[key];
-    if (raw !== undefined && raw !== null) {
-      const plan = this.$table.byKey.get(key);
-      if (plan !== undefined && (plan.kind === 'typeof' ? typeof raw === plan.type : plan.kind === 'fast' && plan.check(raw) === undefined)) return raw;
+    const plan = this.$table.byKey.get(key);
+    if (raw !== undefined && raw !== null && plan !== undefined) {
+      if (plan.kind === 'typeof' ? typeof raw === plan.type : plan.kind === 'fast' && plan.check(raw) === undefined) return raw;
     }
-    const value = this.$check(key, raw);
+    const value = this.$check(key, raw, plan ?? planOf(this.$table, key));
     (this.$read ??= {})[key] = value;
     return value;
   }
 
-  protected $check(key: string, value: unknown): unknown {
-    const plan = this.$table.byKey.get(key) ?? planOf(this.$table, key);
+  /** Reads `value` by `plan`, the field's plan (built by the caller on the field's first read). */
+  protected $check(key: string, value: unknown, plan: FieldPlan): unknown {
     if (value === undefined || value === null) {
       if (!plan.nullable) return this.deviation(key, jsonType(value), plan.expected);
       // Null is a reading the schema allows; a missing key is not, but it is served as the null it stands for.

@@ -116,8 +116,7 @@ export class UpstreamResilience {
 
   private shouldRetry(err: Error, deadline: number): boolean {
     if (!(err instanceof UpstreamError) || err.deadlineExceeded) return false;
-    const transient =
-      (err.failure === 'timeout' || (err.failure === 'unavailable' && err.connectionFailed) || (err.failure === 'status' && RETRYABLE_STATUSES.has(err.status ?? 0)));
+    const transient = noAnswer(err) || (err.failure === 'status' && RETRYABLE_STATUSES.has(err.status ?? 0));
     if (!transient) return false;
     if (err.retryAfterMs !== undefined && (err.retryAfterMs > this.options.retry.maxRetryAfterMs || Date.now() + err.retryAfterMs >= deadline)) return false;
     if (Date.now() >= deadline) return false;
@@ -133,11 +132,15 @@ export class UpstreamResilience {
  * - not counted: the gateway's own doing (the request's deadline, a call shed by the bulkhead or cancelled).
  */
 export function breakerOutcome(err: unknown): BreakerOutcome {
-  if (err instanceof BulkheadRejectedError || err instanceof TaskCancelledError) return 'ignored';
+  // Cockatiel's own errors (a shed or cancelled call) are not UpstreamErrors, so they are ignored here too.
   if (!(err instanceof UpstreamError) || err.deadlineExceeded) return 'ignored';
-  const failed =
-    err.failure === 'timeout' || (err.failure === 'unavailable' && err.connectionFailed) || (err.failure === 'status' && (err.status ?? 0) >= 500);
+  const failed = noAnswer(err) || (err.failure === 'status' && (err.status ?? 0) >= 500);
   return failed ? 'failure' : 'success';
+}
+
+/** The service gave no answer: none in time, or no connection (an open circuit or shed load is not the service's doing). */
+function noAnswer(err: UpstreamError): boolean {
+  return err.failure === 'timeout' || (err.failure === 'unavailable' && err.connectionFailed);
 }
 
 /** Exponential backoff with full jitter; an upstream's `Retry-After` wins; never past the request's deadline. */

@@ -1,28 +1,49 @@
 import type { ServiceCredentials } from '../credentials';
+import { MissingCredentialError } from '../errors/InputError';
 import { BODY_IGNORED } from './answer';
-import type { CallScope, IgnoredBodyRequest, UpstreamHttp, UpstreamRequest } from './http';
+import type { CallContext, CallScope, IgnoredBodyRequest, UpstreamHttp, UpstreamRequest } from './http';
 
 /** A request as a client writes it: the scope adds the headers, the deadline and its signal. */
 export type ClientRequest<R> = Omit<R, 'headers' | 'signal' | 'deadline'>;
 
+/** What every call of one service within one request carries: fixed for the request, so made once. */
+interface Fixed {
+  sent: Pick<UpstreamRequest<unknown>, 'headers' | 'signal' | 'deadline'>;
+  context: CallContext;
+}
+
 /**
- * One service's calls within one GraphQL request: its credentials and the gateway's headers on every call, the
- * request's deadline, and its id and secrets carried to the transport, so the records name the request and no
- * error quotes a credential.
+ * One service's calls within one GraphQL request: its credentials checked and sent (to this service only) with the
+ * gateway's headers on every call, the request's deadline, and its id and secrets carried to the transport, so the
+ * records name the request and no error quotes a credential.
  */
 export class ScopedCaller {
+  /** Made on the first call, not here: most requests call only one of the services whose callers they build. */
+  private fixed: Fixed | undefined;
+
   constructor(
     private readonly http: UpstreamHttp,
     private readonly credentials: ServiceCredentials,
     private readonly scope: CallScope,
   ) {}
 
-  call(req: ClientRequest<IgnoredBodyRequest>): Promise<void>;
-  call<T>(req: ClientRequest<UpstreamRequest<T>>): Promise<T>;
-  call<T>(req: ClientRequest<UpstreamRequest<T>> | ClientRequest<IgnoredBodyRequest>): Promise<T | void> {
-    const { scope } = this;
-    const sent = { headers: { ...scope.headers(), ...this.credentials.headers(this.http.service) }, signal: scope.signal, deadline: scope.deadline };
-    const context = { record: scope.record, requestId: scope.requestId, secrets: this.credentials.secrets() };
+  /** `required`: the lower-cased credential headers the operation needs; without one, it is refused before any call. */
+  call(required: readonly string[], req: ClientRequest<IgnoredBodyRequest>): Promise<void>;
+  call<T>(required: readonly string[], req: ClientRequest<UpstreamRequest<T>>): Promise<T>;
+  call<T>(required: readonly string[], req: ClientRequest<UpstreamRequest<T>> | ClientRequest<IgnoredBodyRequest>): Promise<T | void> {
+    const missing = this.credentials.missing(required);
+    if (missing.length > 0) throw new MissingCredentialError(missing);
+    const { sent, context } = (this.fixed ??= this.fix());
     return req.response === BODY_IGNORED ? this.http.call({ ...req, ...sent, response: req.response }, context) : this.http.call({ ...req, ...sent }, context);
+  }
+
+  private fix(): Fixed {
+    const { scope, credentials } = this;
+    // Shared by every call of the request: nothing downstream writes to it (the transport and tracing copy it first).
+    const headers = { ...scope.headers(), ...credentials.headers(this.http.service) };
+    return {
+      sent: { headers, signal: scope.signal, deadline: scope.deadline },
+      context: { record: scope.record, requestId: scope.requestId, secrets: credentials.secrets() },
+    };
   }
 }

@@ -1,12 +1,11 @@
-import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SAMPLE } from '../../src/sandbox';
+import { sha256Hex } from '../../src/sha256';
 import { BISTRO_NORD, LA_TERRAZZA, startStack, type Stack } from '../support/stack';
 import { MANIFEST_PATH, operation } from '../trustedDocuments/support';
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const KEYS = { acme: 'acme-secret-key-1', slow: 'slow-secret-key-2', frugal: 'frugal-secret-key-3', thrifty: 'thrifty-secret-key-4' };
 
 /** A clients file in YAML, as an operator writes it. */
@@ -17,18 +16,18 @@ defaults:
 clients:
   - name: acme
     audience: partner
-    keySha256: ${sha256(KEYS.acme)}
+    keySha256: ${sha256Hex(KEYS.acme)}
   - name: slow           # 1 request per second, 3 at once
     audience: partner
-    keySha256: ${sha256(KEYS.slow)}
+    keySha256: ${sha256Hex(KEYS.slow)}
     policy: { requestsPerSecond: 1, burst: 3 }
   - name: frugal         # cheap operations only
     audience: partner
-    keySha256: ${sha256(KEYS.frugal)}
+    keySha256: ${sha256Hex(KEYS.frugal)}
     policy: { maxCost: 15, introspectionAllowed: false }
   - name: thrifty        # 3 upstream calls a minute
     audience: partner
-    keySha256: ${sha256(KEYS.thrifty)}
+    keySha256: ${sha256Hex(KEYS.thrifty)}
     policy: { upstreamCallsPerMinute: 3 }
   - name: web
     audience: first-party
@@ -166,14 +165,14 @@ describe('clientPolicyStep', () => {
       const registered = await fetch(`${stack.url}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...partner('acme') },
-        body: JSON.stringify({ query: CHECK_QUERY, extensions: { persistedQuery: { version: 1, sha256Hash: sha256(CHECK_QUERY) } } }),
+        body: JSON.stringify({ query: CHECK_QUERY, extensions: { persistedQuery: { version: 1, sha256Hash: sha256Hex(CHECK_QUERY) } } }),
       });
       expect(registered.status).toBe(200);
       stack.sandbox.resetRequests();
       const byHash = await fetch(`${stack.url}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...BISTRO_NORD, 'apollographql-client-name': 'web' },
-        body: JSON.stringify({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256(CHECK_QUERY) } } }),
+        body: JSON.stringify({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256Hex(CHECK_QUERY) } } }),
       });
       const body = (await byHash.json()) as { errors?: Array<{ extensions?: { code?: string } }> };
       expect({ status: byHash.status, code: body.errors?.[0]?.extensions?.code }).toEqual({ status: 400, code: 'PERSISTED_QUERY_NOT_IN_LIST' });

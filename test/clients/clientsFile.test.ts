@@ -1,12 +1,12 @@
-import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clientsDirectory, DEFAULT_POLICIES, loadClientsFile } from '../../src/clients/clientsFile';
 import { ConfigError } from '../../src/config';
+import { sha256Hex } from '../../src/sha256';
 import { spawnGateway } from '../support/gatewayProcess';
 
-const HASH = createHash('sha256').update('k').digest('hex');
+const HASH = sha256Hex('k');
 
 function problemsOf(raw: unknown): string[] {
   try {

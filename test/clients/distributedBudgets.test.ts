@@ -1,14 +1,13 @@
-import { createHash } from 'node:crypto';
 import Redis from 'ioredis';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SAMPLE, startSandbox, type Sandbox } from '../../src/sandbox';
+import { sha256Hex } from '../../src/sha256';
 import { spawnGateway, type GatewayProcess } from '../support/gatewayProcess';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import { LA_TERRAZZA } from '../support/stack';
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const PARTNERS = {
   shared: { key: 'shared-key', policy: { requestsPerSecond: 1, burst: 5 } },
   other: { key: 'other-key', policy: { requestsPerSecond: 1, burst: 5 } },
@@ -98,7 +97,7 @@ withRedis('client budgets across two gateway processes sharing Redis', () => {
     sandbox = await startSandbox();
     redis = await startRedisServer();
     const file = join(mkdtempSync(join(tmpdir(), 'tablegraph-clients-')), 'clients.json');
-    const clients = Object.entries(PARTNERS).map(([name, p]) => ({ name, audience: 'partner', keySha256: sha256(p.key), policy: p.policy }));
+    const clients = Object.entries(PARTNERS).map(([name, p]) => ({ name, audience: 'partner', keySha256: sha256Hex(p.key), policy: p.policy }));
     writeFileSync(file, JSON.stringify({ clients }));
     [a, b] = await Promise.all([startGateway(file), startGateway(file)]);
     await untilShared(a);

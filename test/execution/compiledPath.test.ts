@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SAMPLE } from '../../src/sandbox';
-import { LA_TERRAZZA, startStack, type Stack } from '../support/stack';
-import { MANIFEST_PATH, operation } from '../trustedDocuments/support';
+import { sha256Hex } from '../../src/sha256';
+import { LA_TERRAZZA, logLine, startStack, type Stack } from '../support/stack';
+import { MANIFEST_PATH, byPersistedQuery, operation } from '../trustedDocuments/support';
 
 /**
  * The compiled path (src/execution/compiledPath.ts) answers exactly as Apollo does: the same requests go to a gateway
@@ -19,7 +19,7 @@ const clientsFile = (): string => {
     `clients:
   - name: frugal
     audience: partner
-    keySha256: ${createHash('sha256').update(FRUGAL_KEY).digest('hex')}
+    keySha256: ${sha256Hex(FRUGAL_KEY)}
     policy: { maxCost: 15 }
   - name: web
     audience: first-party
@@ -58,18 +58,15 @@ describe('the compiled path', () => {
         body: JSON.stringify(body),
       });
       const text = await res.text();
-      const line = stack.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.requestId === requestId && l.msg === 'graphql request');
-      const { time: _t, durationMs: _d, pid: _p, hostname: _h, upstreamCalls, ...log } = line ?? {};
+      const { time: _t, durationMs: _d, pid: _p, hostname: _h, upstreamCalls, ...log } = logLine(stack, requestId);
       const calls = (upstreamCalls as Array<Record<string, unknown>> | undefined)?.map(({ durationMs: _cd, ...call }) => call);
       return { status: res.status, contentType: res.headers.get('content-type'), rateLimitPolicy: res.headers.get('ratelimit-policy'), body: JSON.parse(text) as unknown, log: { ...log, upstreamCalls: calls } };
     };
     return [await exchange(compiled), await exchange(apollo)];
   }
 
-  const byId = (name: string, variables?: Record<string, unknown>) => ({ variables, extensions: { persistedQuery: { version: 1, sha256Hash: operation(name).id } } });
-
   it('serves a trusted document without Apollo, answering as Apollo does', async () => {
-    const [fast, slow] = await both(byId('CheckDetail', { id: SAMPLE.laTerrazza.openCheckId }));
+    const [fast, slow] = await both(byPersistedQuery(operation('CheckDetail').id, { id: SAMPLE.laTerrazza.openCheckId }));
     expect(fast.log.execution).toBe('compiled');
     expect(slow.log.execution).toBeUndefined();
     expect({ ...fast, log: { ...fast.log, execution: undefined } }).toEqual(slow);
@@ -80,13 +77,13 @@ describe('the compiled path', () => {
 
   it('reads null variables, a null operation name and empty extensions as Apollo does', async () => {
     const [fast, slow] = await both({ documentId: operation('Staff').id, variables: null, operationName: null, extensions: {} });
-    const [named] = await both({ ...byId('Staff'), operationName: 'Staff' });
+    const [named] = await both({ ...byPersistedQuery(operation('Staff').id), operationName: 'Staff' });
     expect([fast.log.execution, named.log.execution]).toEqual(['compiled', 'compiled']);
     expect({ ...fast, log: { ...fast.log, execution: undefined } }).toEqual(slow);
   });
 
   it('formats execution errors as Apollo does (a check that does not exist)', async () => {
-    const [fast, slow] = await both(byId('CheckDetail', { id: '00000000-0000-4000-8000-000000000000' }));
+    const [fast, slow] = await both(byPersistedQuery(operation('CheckDetail').id, { id: '00000000-0000-4000-8000-000000000000' }));
     expect(fast.log.execution).toBe('compiled');
     expect({ ...fast, log: { ...fast.log, execution: undefined } }).toEqual(slow);
     expect(fast.body).toMatchObject({ data: { check: null }, errors: [{ path: ['check'], extensions: { code: 'NOT_FOUND' } }] });
@@ -94,7 +91,7 @@ describe('the compiled path', () => {
 
   it('negotiates the content type as Apollo does', async () => {
     for (const accept of ['application/graphql-response+json', 'application/graphql-response+json, application/json;q=0.9', '*/*', 'application/json']) {
-      const [fast, slow] = await both(byId('Staff'), { accept });
+      const [fast, slow] = await both(byPersistedQuery(operation('Staff').id), { accept });
       expect(fast.status).toBe(200);
       expect(fast.log.execution).toBe('compiled');
       expect(fast.contentType).toBe(slow.contentType);
@@ -116,11 +113,11 @@ describe('the compiled path', () => {
   });
 
   it.each([
-    ['a variable of the wrong type', byId('StaffList', { perPage: 'many' }), {}],
-    ['a missing required variable', byId('CheckDetail', {}), {}],
-    ['another operation name', { ...byId('Staff'), operationName: 'Other' }, {}],
-    ['more upstream calls than MAX_UPSTREAM_CALLS', byId('DayView', { date: '2026-01-01', perPage: 50 }), {}],
-    ['a cost over the client maximum', byId('CheckDetail', { id: SAMPLE.laTerrazza.openCheckId }), { 'x-api-key': FRUGAL_KEY }],
+    ['a variable of the wrong type', byPersistedQuery(operation('StaffList').id, { perPage: 'many' }), {}],
+    ['a missing required variable', byPersistedQuery(operation('CheckDetail').id, {}), {}],
+    ['another operation name', { ...byPersistedQuery(operation('Staff').id), operationName: 'Other' }, {}],
+    ['more upstream calls than MAX_UPSTREAM_CALLS', byPersistedQuery(operation('DayView').id, { date: '2026-01-01', perPage: 50 }), {}],
+    ['a cost over the client maximum', byPersistedQuery(operation('CheckDetail').id, { id: SAMPLE.laTerrazza.openCheckId }), { 'x-api-key': FRUGAL_KEY }],
   ])('leaves %s to Apollo, which refuses it as before', async (_what, body, headers) => {
     compiled.sandbox.resetRequests();
     const [fast, slow] = await both(body, headers);
@@ -143,7 +140,7 @@ describe('the compiled path', () => {
 
   it('leaves an accept header without a JSON type to Apollo, which answers 406 as before', async () => {
     // Apollo executes the operation before it reads the accept header, so the upstream call is made on both paths.
-    const [fast, slow] = await both(byId('Staff'), { accept: 'text/html' });
+    const [fast, slow] = await both(byPersistedQuery(operation('Staff').id), { accept: 'text/html' });
     expect(fast.log.execution).toBeUndefined();
     expect(fast).toEqual(slow);
     expect(fast.status).toBe(406);

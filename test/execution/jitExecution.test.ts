@@ -6,15 +6,11 @@ import { createSampleState, SAMPLE } from '../../src/sandbox';
 import { buildExecutableSchema, loadTypeDefs } from '../../src/schema';
 import { Check } from '../../src/upstreams/pos/dto';
 import { UpstreamRecord } from '../../src/upstreams/record';
+import { recordOrigin } from '../support/resolvers';
 import { startStack, type Stack } from '../support/stack';
 
 const schema = buildExecutableSchema(loadTypeDefs(), resolvers);
-const check = UpstreamRecord.of(Check, JSON.parse(JSON.stringify(createSampleState().tenants.laTerrazza.checks.get(SAMPLE.laTerrazza.openCheckId))), {
-  service: 'pos',
-  route: '/checks/:id',
-  status: 200,
-  deviations: { report: () => undefined },
-});
+const check = UpstreamRecord.of(Check, JSON.parse(JSON.stringify(createSampleState().tenants.laTerrazza.checks.get(SAMPLE.laTerrazza.openCheckId))), recordOrigin('pos', '/checks/:id'));
 
 /** What Apollo hands the executor, for one document: the parts our executor reads. */
 function requestFor(query: string, variables: Record<string, unknown> = {}): GatewayGraphQLRequestContext {
@@ -49,7 +45,7 @@ describe('jitExecution', () => {
 
   it('reports a field the upstream got wrong at its path, the same on graphql-js and compiled', async () => {
     const body = JSON.parse(JSON.stringify(createSampleState().tenants.laTerrazza.checks.get(SAMPLE.laTerrazza.openCheckId))) as Record<string, unknown>;
-    const bad = () => UpstreamRecord.of(Check, { ...body, alias: 7, business_date: '2026-02-30' }, { service: 'pos', route: '/checks/:id', status: 200, deviations: { report: () => undefined } });
+    const bad = () => UpstreamRecord.of(Check, { ...body, alias: 7, business_date: '2026-02-30' }, recordOrigin('pos', '/checks/:id'));
     const execution = jitExecution(schema, { minUses: 2 });
     const execute = await executorOf(execution);
     const request = requestFor(query, { id: SAMPLE.laTerrazza.openCheckId });

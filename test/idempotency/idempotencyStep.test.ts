@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { createGateway } from '../../src/server';
 import { SAMPLE } from '../../src/sandbox';
-import { BISTRO_NORD, LA_TERRAZZA, startStack, type Stack } from '../support/stack';
+import { sha256Hex } from '../../src/sha256';
+import { BISTRO_NORD, LA_TERRAZZA, logLine, startStack, type Stack } from '../support/stack';
 import { closedPort } from '../support/upstreamServer';
 
 const BOOK = `mutation Book($input: CreateReservationInput!) { createReservation(input: $input) { reservation { id guestCount } } }`;
@@ -33,7 +33,6 @@ describe('idempotencyStep', () => {
     return { status: res.status, headers: res.headers, text: await res.text() };
   }
   const codeOf = (text: string) => (JSON.parse(text) as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.[0]?.extensions?.code;
-  const logLine = (requestId: string) => stack.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.requestId === requestId && l.msg === 'graphql request');
 
   it('runs the first request once and replays it byte for byte with Idempotent-Replayed', async () => {
     const key = newKey();
@@ -99,7 +98,7 @@ describe('idempotencyStep', () => {
 
   it('recognises a mutation sent as a persisted-query hash alone and replays it under its key', async () => {
     const key = newKey();
-    const persistedQuery = { version: 1, sha256Hash: createHash('sha256').update(BOOK).digest('hex') };
+    const persistedQuery = { version: 1, sha256Hash: sha256Hex(BOOK) };
     const first = await send({ query: BOOK, variables: { input: input() }, extensions: { persistedQuery } }, key);
     expect(first.status).toBe(200);
     const byHash = await send({ variables: { input: input() }, extensions: { persistedQuery } }, key);
@@ -154,13 +153,13 @@ describe('idempotencyStep', () => {
     await send({ query: BOOK, variables: { input: input() } }, key, { ...LA_TERRAZZA, 'x-request-id': 'idem-log-1' });
     await send({ query: BOOK, variables: { input: input() } }, key, { ...LA_TERRAZZA, 'x-request-id': 'idem-log-2' });
     await send({ query: BOOK, variables: { input: input(5) } }, key, { ...LA_TERRAZZA, 'x-request-id': 'idem-log-3' });
-    expect(logLine('idem-log-1')).toMatchObject({ idempotency: 'stored', operationName: 'Book' });
+    expect(logLine(stack, 'idem-log-1')).toMatchObject({ idempotency: 'stored', operationName: 'Book' });
     // A replayed success is a success, not an error, on the line and in the request metrics.
-    expect(logLine('idem-log-2')).toMatchObject({ idempotency: 'replayed', httpStatus: 200, outcome: 'success', errorCodes: [] });
-    expect(logLine('idem-log-3')).toMatchObject({ idempotency: 'reused', httpStatus: 422, outcome: 'error', errorCodes: ['IDEMPOTENCY_KEY_REUSED'] });
-    const hash = logLine('idem-log-1')!.idempotencyKey;
+    expect(logLine(stack, 'idem-log-2')).toMatchObject({ idempotency: 'replayed', httpStatus: 200, outcome: 'success', errorCodes: [] });
+    expect(logLine(stack, 'idem-log-3')).toMatchObject({ idempotency: 'reused', httpStatus: 422, outcome: 'error', errorCodes: ['IDEMPOTENCY_KEY_REUSED'] });
+    const hash = logLine(stack, 'idem-log-1').idempotencyKey;
     expect(hash).toMatch(/^[0-9a-f]{16}$/);
-    expect(logLine('idem-log-2')!.idempotencyKey).toBe(hash);
+    expect(logLine(stack, 'idem-log-2').idempotencyKey).toBe(hash);
     expect(stack.logs.join('\n')).not.toContain(key);
     const metrics = await (await fetch(`${stack.url}/metrics`)).text();
     for (const outcome of ['stored', 'replayed', 'reused', 'released', 'invalid', 'missing', 'too_large']) {

@@ -3,6 +3,7 @@ import { checkById, mapSettled } from '../../src/loaders/checkById';
 import { Check, type CheckRecord } from '../../src/upstreams/pos/dto';
 import { UpstreamRecord } from '../../src/upstreams/record';
 import { checkRecord } from '../support/fixtures';
+import { recordOrigin } from '../support/resolvers';
 
 /** A fake POS that counts calls and in-flight calls, and answers each after a macrotask so calls can overlap. */
 function countingPos(failing: ReadonlySet<string> = new Set()) {
@@ -23,7 +24,7 @@ function countingPos(failing: ReadonlySet<string> = new Set()) {
       inFlight -= 1;
       events.push('finish');
       if (failing.has(id)) throw new Error(`check ${id} failed`);
-      return UpstreamRecord.of(Check, checkRecord({ id }), { service: 'pos', route: '/checks/:id', status: 200, deviations: { report: () => undefined } });
+      return UpstreamRecord.of(Check, checkRecord({ id }), recordOrigin('pos', '/checks/:id'));
     },
   };
 }

@@ -5,7 +5,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@o
 import { requestTraceHeaders, startTracing, type Tracing } from '../../src/observability/tracing';
 import { SAMPLE, startSandbox, type Sandbox } from '../../src/sandbox';
 import { spawnGateway, type GatewayProcess } from '../support/gatewayProcess';
-import { LA_TERRAZZA, startStack, type Stack } from '../support/stack';
+import { LA_TERRAZZA, logLine, startStack, type Stack } from '../support/stack';
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/;
 
@@ -171,8 +171,7 @@ describe('tracing', () => {
 
     it("writes the trace id into the request's log lines", async () => {
       await stack.gql(`query Staff { employees(perPage: 1) { nodes { id } } }`, undefined, { ...LA_TERRAZZA, 'x-request-id': 'traced-1' });
-      const line = stack.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.requestId === 'traced-1' && l.msg === 'graphql request');
-      expect(line?.traceId).toBe(operationSpans()[0].spanContext().traceId);
+      expect(logLine(stack, 'traced-1').traceId).toBe(operationSpans()[0].spanContext().traceId);
     });
   });
 

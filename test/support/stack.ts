@@ -30,6 +30,13 @@ export interface Stack {
 export const LA_TERRAZZA: Record<string, string> = { ...SANDBOX_CREDENTIALS.laTerrazza };
 export const BISTRO_NORD: Record<string, string> = { ...SANDBOX_CREDENTIALS.bistroNord };
 
+/** The `graphql request` log line of the request sent with `x-request-id: requestId`; throws when there is none. */
+export function logLine(stack: Stack, requestId: string): Record<string, unknown> {
+  const line = stack.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.requestId === requestId && l.msg === 'graphql request');
+  if (!line) throw new Error(`no log line for ${requestId}`);
+  return line;
+}
+
 /** The sandbox services and the gateway in front of them, both over real loopback HTTP on ephemeral ports. */
 export async function startStack(
   options: { sandbox?: SandboxOptions; env?: Record<string, string>; explorer?: (sandbox: Sandbox) => GatewayDeps['explorer'] } = {},

@@ -2,14 +2,15 @@ import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApolloServer } from '../../src/apolloServer';
+import { createExecution } from '../../src/apolloServer';
 import { createPersistedQueryCache } from '../../src/apq/cache';
 import { loadConfig } from '../../src/config';
 import type { GatewayContext } from '../../src/context';
 import { createLogger } from '../../src/logger';
 import { GatewayMetrics } from '../../src/observability/metrics';
 import { createGateway } from '../../src/server';
-import { readManifests, sha256Hex, TrustedDocumentsError } from '../../src/trustedDocuments';
+import { sha256Hex } from '../../src/sha256';
+import { readManifests, TrustedDocumentsError } from '../../src/trustedDocuments';
 import { prepareDocuments } from '../../src/trustedDocuments/prepare';
 import { spawnGateway } from '../support/gatewayProcess';
 import { MANIFEST_PATH, operation } from './support';
@@ -74,7 +75,7 @@ describe('prepareDocuments', () => {
     const config = env({});
     const operations = readManifests([MANIFEST_PATH]);
     let pinned: ReadonlyMap<string, unknown> | undefined;
-    createApolloServer({
+    createExecution({
       config,
       logger: createLogger({ level: 'silent' }),
       metrics: new GatewayMetrics({ defaultMetrics: false }),
@@ -102,7 +103,7 @@ describe('PinnedDocumentStore', () => {
       },
     };
     const operations = readManifests([MANIFEST_PATH]);
-    const apollo = createApolloServer({
+    const { apollo } = createExecution({
       config,
       logger: createLogger({ level: 'silent' }),
       metrics: new GatewayMetrics({ defaultMetrics: false }),

@@ -32,10 +32,3 @@ export async function post(stack: Stack, body: unknown, headers: Record<string, 
 }
 
 export const byPersistedQuery = (id: string, variables?: Record<string, unknown>) => ({ variables, extensions: { persistedQuery: { version: 1, sha256Hash: id } } });
-
-/** The `graphql request` log line of the request sent with `x-request-id: requestId`. */
-export function logLine(stack: Stack, requestId: string): Record<string, unknown> {
-  const line = stack.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.requestId === requestId && l.msg === 'graphql request');
-  if (!line) throw new Error(`no log line for ${requestId}`);
-  return line;
-}

@@ -1,9 +1,7 @@
-import { createHash } from 'node:crypto';
 import { SAMPLE } from '../../src/sandbox';
-import { LA_TERRAZZA, startStack, type Stack } from '../support/stack';
-import { MANIFEST_PATH, byPersistedQuery, logLine, operation, post } from './support';
-
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+import { sha256Hex } from '../../src/sha256';
+import { LA_TERRAZZA, logLine, startStack, type Stack } from '../support/stack';
+import { MANIFEST_PATH, byPersistedQuery, operation, post } from './support';
 
 describe('trustedDocumentsStep', () => {
   describe('in enforce mode', () => {
@@ -51,10 +49,10 @@ describe('trustedDocumentsStep', () => {
 
     it('refuses the registration of an automatic persisted query', async () => {
       const query = 'query Mine { employees { nodes { id } } }';
-      const res = await post(stack, { query, extensions: { persistedQuery: { version: 1, sha256Hash: sha256(query) } } });
+      const res = await post(stack, { query, extensions: { persistedQuery: { version: 1, sha256Hash: sha256Hex(query) } } });
       expect(res.status).toBe(400);
       expect(res.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_IN_LIST');
-      const again = await post(stack, byPersistedQuery(sha256(query)));
+      const again = await post(stack, byPersistedQuery(sha256Hex(query)));
       expect(again.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
       expect(stack.sandbox.requests).toHaveLength(0);
     });
@@ -93,7 +91,7 @@ describe('trustedDocumentsStep', () => {
       const query = 'query Untrusted { employees(perPage: 1) { nodes { id } } }';
       const res = await post(stack, { query }, { 'x-request-id': 'log-untrusted' });
       expect(res.body.errors).toBeUndefined();
-      expect(logLine(stack, 'log-untrusted')).toMatchObject({ document: 'untrusted', documentHash: sha256(query) });
+      expect(logLine(stack, 'log-untrusted')).toMatchObject({ document: 'untrusted', documentHash: sha256Hex(query) });
       const metrics = await (await fetch(`${stack.url}/metrics`)).text();
       expect(metrics).toMatch(/tablegraph_graphql_documents_total\{document="untrusted"\} [1-9]/);
     });
@@ -107,11 +105,11 @@ describe('trustedDocumentsStep', () => {
 
     it('keeps automatic persisted queries working', async () => {
       const query = 'query Apq { employees(perPage: 3) { nodes { id } } }';
-      expect((await post(stack, byPersistedQuery(sha256(query)))).body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
-      expect((await post(stack, { query, ...byPersistedQuery(sha256(query)) })).body.errors).toBeUndefined();
-      const byHash = await post(stack, byPersistedQuery(sha256(query)), { 'x-request-id': 'log-apq' });
+      expect((await post(stack, byPersistedQuery(sha256Hex(query)))).body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+      expect((await post(stack, { query, ...byPersistedQuery(sha256Hex(query)) })).body.errors).toBeUndefined();
+      const byHash = await post(stack, byPersistedQuery(sha256Hex(query)), { 'x-request-id': 'log-apq' });
       expect((byHash.body.data?.employees as { nodes: unknown[] }).nodes).toHaveLength(3);
-      expect(logLine(stack, 'log-apq')).toMatchObject({ document: 'untrusted', documentHash: sha256(query) });
+      expect(logLine(stack, 'log-apq')).toMatchObject({ document: 'untrusted', documentHash: sha256Hex(query) });
     });
   });
 

@@ -3,10 +3,7 @@ import { Check } from '../../src/upstreams/pos/dto';
 import { UpstreamRecord, jsonType, type Deviation } from '../../src/upstreams/record';
 import { ReservationList } from '../../src/upstreams/reservation/dto';
 import { checkRecord, pageMeta, reservationRecord } from '../support/fixtures';
-
-function origin(seen: Deviation[] = []) {
-  return { service: 'pos' as const, route: '/checks/:id', status: 200, deviations: { report: (d: Deviation) => void seen.push(d) } };
-}
+import { recordOrigin } from '../support/resolvers';
 
 /** A body that records which of its keys were looked at. */
 function watched<T extends object>(body: T, touched: string[]): T {
@@ -21,7 +18,7 @@ function watched<T extends object>(body: T, touched: string[]): T {
 describe('UpstreamRecord', () => {
   it('looks only at the id when made, and only at the field asked for when read', () => {
     const touched: string[] = [];
-    const record = UpstreamRecord.of(Check, watched(checkRecord({ alias: 'T4-2' }), touched), origin());
+    const record = UpstreamRecord.of(Check, watched(checkRecord({ alias: 'T4-2' }), touched), recordOrigin('pos', '/checks/:id'));
     expect(touched).toEqual(['id']);
     expect(record.read('alias')).toBe('T4-2');
     expect(touched).toEqual(['id', 'alias']);
@@ -29,7 +26,7 @@ describe('UpstreamRecord', () => {
 
   it('reports each failed read and throws the field error with the status of the answer', () => {
     const seen: Deviation[] = [];
-    const record = UpstreamRecord.of(Check, { ...checkRecord(), business_date: '2026-02-30' }, origin(seen));
+    const record = UpstreamRecord.of(Check, { ...checkRecord(), business_date: '2026-02-30' }, recordOrigin('pos', '/checks/:id', seen));
     let thrown: unknown;
     try {
       record.read('business_date');
@@ -45,19 +42,19 @@ describe('UpstreamRecord', () => {
   it('serves a missing field the reading allows to be blank as null, and still reports it', () => {
     const seen: Deviation[] = [];
     const { closed_at: _closed, ...body } = checkRecord();
-    expect(UpstreamRecord.of(Check, body, origin(seen)).read('closed_at')).toBeNull();
+    expect(UpstreamRecord.of(Check, body, recordOrigin('pos', '/checks/:id', seen)).read('closed_at')).toBeNull();
     expect(seen).toEqual([expect.objectContaining({ field: 'closed_at', received: 'missing' })]);
   });
 
   it('serves a null the reading allows without reporting it', () => {
     const seen: Deviation[] = [];
-    expect(UpstreamRecord.of(Check, checkRecord({ closed_at: null }), origin(seen)).read('closed_at')).toBeNull();
+    expect(UpstreamRecord.of(Check, checkRecord({ closed_at: null }), recordOrigin('pos', '/checks/:id', seen)).read('closed_at')).toBeNull();
     expect(seen).toEqual([]);
   });
 
   it('names nested fields by their path without list indexes', () => {
     const seen: Deviation[] = [];
-    const page = UpstreamRecord.of(ReservationList, { reservations: [reservationRecord(), { ...reservationRecord(), guest_count: '4' }], meta: pageMeta() }, origin(seen));
+    const page = UpstreamRecord.of(ReservationList, { reservations: [reservationRecord(), { ...reservationRecord(), guest_count: '4' }], meta: pageMeta() }, recordOrigin('pos', '/checks/:id', seen));
     const [first, second] = page.read('reservations');
     expect(first).not.toBeInstanceOf(UpstreamError);
     expect(() => (second as Exclude<typeof second, UpstreamError>).read('guest_count')).toThrow('field reservations.guest_count: expected a 32-bit integer, received string');

@@ -1,6 +1,6 @@
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import { buildSchema, lexicographicSortSchema } from 'graphql';
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../src/sha256';
 
 /** Where the published schema's snapshot is committed (beside the SDL, outside what the gateway and codegen read). */
 export const SNAPSHOT_PATH = 'schema/published/schema.graphql';
@@ -18,7 +18,7 @@ export function printPublished(sdl: string): string {
 
 /** The version of a printed schema: the start of its SHA-256, as the changelog names it. */
 export function versionOf(printed: string): string {
-  return createHash('sha256').update(printed).digest('hex').slice(0, 12);
+  return sha256Hex(printed).slice(0, 12);
 }
 
 export function renderSnapshot(sdl: string): { text: string; version: string } {

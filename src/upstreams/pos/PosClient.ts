@@ -1,5 +1,4 @@
 import type { ServiceCredentials } from '../../credentials';
-import { MissingCredentialError } from '../../errors/InputError';
 import { uuidSegment, type CallScope, type UpstreamHttp, type UpstreamRequest } from '../http';
 import { ScopedCaller, type ClientRequest } from '../scopedCaller';
 import { recordReader } from '../recordReader';
@@ -14,7 +13,7 @@ export class PosClient {
   /** `timestampUnit`: POS_TIMESTAMP_UNIT, in which the `*_at` fields are read as DateTimes. Default seconds. */
   constructor(
     http: UpstreamHttp,
-    private readonly credentials: ServiceCredentials,
+    credentials: ServiceCredentials,
     private readonly scope: CallScope,
     timestampUnit: PosTimestampUnit = 's',
   ) {
@@ -36,8 +35,6 @@ export class PosClient {
   }
 
   private call<T>(req: ClientRequest<UpstreamRequest<T>>): Promise<T> {
-    const missing = this.credentials.missing(POS_REQUIRED_HEADERS);
-    if (missing.length > 0) throw new MissingCredentialError(missing);
-    return this.caller.call(req);
+    return this.caller.call(POS_REQUIRED_HEADERS, req);
   }
 }

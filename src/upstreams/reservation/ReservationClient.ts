@@ -1,4 +1,3 @@
-import { MissingCredentialError } from '../../errors/InputError';
 import { BODY_IGNORED, uuidSegment, type CallScope, type IgnoredBodyRequest, type UpstreamHttp, type UpstreamRequest } from '../http';
 import { ScopedCaller, type ClientRequest } from '../scopedCaller';
 import { CALENDAR_RESPONSE_KEY, RESERVATION_READ, RESERVATION_REQUIRED_HEADERS } from './assumptions';
@@ -28,7 +27,7 @@ export class ReservationClient {
 
   constructor(
     http: UpstreamHttp,
-    private readonly credentials: ServiceCredentials,
+    credentials: ServiceCredentials,
     private readonly scope: CallScope,
   ) {
     this.caller = new ScopedCaller(http, credentials, scope);
@@ -92,8 +91,7 @@ export class ReservationClient {
   private call(operation: Operation, req: ClientRequest<IgnoredBodyRequest>): Promise<void>;
   private call<T>(operation: Operation, req: ClientRequest<UpstreamRequest<T>>): Promise<T>;
   private call<T>(operation: Operation, req: ClientRequest<UpstreamRequest<T>> | ClientRequest<IgnoredBodyRequest>): Promise<T | void> {
-    const missing = this.credentials.missing(RESERVATION_REQUIRED_HEADERS[operation]);
-    if (missing.length > 0) throw new MissingCredentialError(missing);
-    return req.response === BODY_IGNORED ? this.caller.call({ ...req, response: req.response }) : this.caller.call(req);
+    const required = RESERVATION_REQUIRED_HEADERS[operation];
+    return req.response === BODY_IGNORED ? this.caller.call(required, { ...req, response: req.response }) : this.caller.call(required, req);
   }
 }
