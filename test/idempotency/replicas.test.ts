@@ -40,8 +40,10 @@ withRedis('idempotency across replicas', () => {
       REDIS_URL: redis.url,
       PORT: '0',
       HOST: '127.0.0.1',
-      // Long enough that a held POST outlives any stall of a loaded machine while the test works around it.
-      UPSTREAM_HEADERS_TIMEOUT_MS: '8000',
+      // Long enough that a held POST outlives any stall of a loaded machine (a full run's other suites, a browser
+      // among them) while the test works around it.
+      UPSTREAM_HEADERS_TIMEOUT_MS: '25000',
+      REQUEST_TIMEOUT_MS: '30000',
       ...env,
     });
     gateways.push(gateway);
@@ -94,7 +96,7 @@ withRedis('idempotency across replicas', () => {
     const settled: Answer[] = [];
     const all = Array.from({ length: 20 }, (_, i) => send(i % 2 === 0 ? a : b, held.key, held.variables).then((r) => (settled.push(r), r)));
     // The booking is held upstream until every other request has had its answer.
-    expect(await eventually(() => settled.length === 19, 15_000)).toBe(true);
+    expect(await eventually(() => settled.length === 19, 30_000)).toBe(true);
     expect(upstream.posts()).toBe(1);
     // The running request's lease carries an expiry, so a replica that died now would not hold the key forever.
     expect(await inspect.pttl(redisKey(held.key))).toBeGreaterThan(0);
@@ -114,7 +116,7 @@ withRedis('idempotency across replicas', () => {
     expect(upstream.posts()).toBe(1);
     // Both replicas answered some of them.
     expect(gateways.slice(0, 2).every((g) => g.logs().some((l) => l.idempotency === 'in_use' || l.idempotency === 'stored'))).toBe(true);
-  });
+  }, 60_000);
 
   it('replays the stored response on either replica, byte for byte, with Idempotent-Replayed: true', async () => {
     for (const url of [a, b]) {
