@@ -3,7 +3,7 @@ import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import pino from 'pino';
 import { Writable } from 'node:stream';
 import { REDACT_PATHS } from '../src/logger';
-import { resolvers } from '../src/resolvers';
+import { RECORD_TYPES, resolvers } from '../src/resolvers';
 import { createSampleState, SAMPLE } from '../src/sandbox';
 import { buildExecutableSchema, loadTypeDefs } from '../src/schema';
 import { sha256Hex } from '../src/sha256';
@@ -45,7 +45,7 @@ async function main(): Promise<void> {
   const document = parse(OPERATIONS.S1.query);
 
   // The gateway's schema serves both engines (graphql-js runs what is not compiled).
-  const schema = buildExecutableSchema(loadTypeDefs(), resolvers);
+  const schema = buildExecutableSchema(loadTypeDefs(), resolvers, RECORD_TYPES);
   const compiled = compileQuery(schema, document, OPERATIONS.S1.operationName);
   if (!isCompiledQuery(compiled)) throw new Error('S1 does not compile');
   const a = JSON.stringify(await execute({ schema, document, contextValue: context, variableValues: variables }));

@@ -16,7 +16,7 @@ import type { Logger } from './logger';
 import type { GatewayMetrics } from './observability/metrics';
 import { CompiledOperations } from './execution/compiledOperations';
 import { jitExecution } from './execution/jitExecution';
-import { resolvers } from './resolvers';
+import { RECORD_TYPES, resolvers } from './resolvers';
 import { buildExecutableSchema, loadTypeDefs } from './schema';
 import { PinnedDocumentStore, type DocumentValidation } from './trustedDocuments';
 
@@ -55,7 +55,7 @@ export function createExecution(options: ApolloServerOptions): Execution {
   const production = config.env === 'production';
   const { limits } = config;
   const documentRules = documentLimits({ limits, blockFieldSuggestion: production });
-  const schema = buildExecutableSchema(loadTypeDefs(), resolvers);
+  const schema = buildExecutableSchema(loadTypeDefs(), resolvers, RECORD_TYPES);
   // Parsed and validated documents, by query text. Apollo's default budget (30 MiB by its estimate) lets ~100 MB of
   // syntax trees pile up when clients send ever-new documents; a miss only costs a parse and a validation.
   const recent = new InMemoryLRUCache<DocumentNode>({ maxSize: config.execution.documentCacheMaxBytes, sizeCalculation: (document) => InMemoryLRUCache.sizeCalculation(document) });

@@ -24,14 +24,14 @@ function findSchemaDir(from: string): string {
  * The executable schema: the SDL, our resolvers, and a resolver on every field whose upstream key is its
  * snake_case name (graphql-jit reads a field without a resolver straight off its source object, by its own name).
  * Upstream records (./upstreams/record.ts) answer each field by its GraphQL name through a getter that checks the
- * value there and then, so a field read this way is checked only when selected, and with no resolver call at all
- * when its name is its key.
+ * value there and then, so the fields of `recordTypes` (whose sources are always records) get no such resolver:
+ * graphql-jit reads them off the record with no resolver call, and a field is checked only when selected.
  */
-export function buildExecutableSchema(typeDefs: string, resolvers: Resolvers): GraphQLSchema {
+export function buildExecutableSchema(typeDefs: string, resolvers: Resolvers, recordTypes: ReadonlySet<string> = new Set()): GraphQLSchema {
   // The generated Resolvers type is stricter than graphql-tools' IResolvers; it is the same object.
   const schema = makeExecutableSchema({ typeDefs, resolvers: resolvers as Parameters<typeof makeExecutableSchema>[0]['resolvers'] });
   for (const type of Object.values(schema.getTypeMap())) {
-    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    if (!isObjectType(type) || type.name.startsWith('__') || recordTypes.has(type.name)) continue;
     for (const field of Object.values(type.getFields())) {
       const key = snakeCase(field.name);
       if (!field.resolve && key !== field.name) field.resolve = snakeKeyResolver(field.name, key);

@@ -1,7 +1,7 @@
 import type { GatewayExecutor, GatewayGraphQLRequestContext } from '@apollo/server-gateway-interface';
 import { getOperationAST, parse } from 'graphql';
 import { jitExecution, type JitExecution } from '../../src/execution/jitExecution';
-import { resolvers } from '../../src/resolvers';
+import { RECORD_TYPES, resolvers } from '../../src/resolvers';
 import { createSampleState, SAMPLE } from '../../src/sandbox';
 import { buildExecutableSchema, loadTypeDefs } from '../../src/schema';
 import { Check } from '../../src/upstreams/pos/dto';
@@ -9,7 +9,7 @@ import { UpstreamRecord } from '../../src/upstreams/record';
 import { recordOrigin } from '../support/resolvers';
 import { startStack, type Stack } from '../support/stack';
 
-const schema = buildExecutableSchema(loadTypeDefs(), resolvers);
+const schema = buildExecutableSchema(loadTypeDefs(), resolvers, RECORD_TYPES);
 const check = UpstreamRecord.of(Check, JSON.parse(JSON.stringify(createSampleState().tenants.laTerrazza.checks.get(SAMPLE.laTerrazza.openCheckId))), recordOrigin('pos', '/checks/:id'));
 
 /** What Apollo hands the executor, for one document: the parts our executor reads. */
