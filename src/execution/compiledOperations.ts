@@ -1,5 +1,6 @@
 import { Kind, OperationTypeNode, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { compileSerializer, type DataSerializer } from './serializer';
 
 /**
  * A query document that passed every request's parse, validation and limit rules, compiled once by graphql-jit,
@@ -11,6 +12,8 @@ export interface CompiledOperation {
   /** The operation's name; null for an anonymous one (as Apollo's plugins see it). */
   readonly name: string | null;
   readonly query: CompiledQuery;
+  /** Writes the result's `data` as `JSON.stringify` would, compiled from the selection when it can be. */
+  readonly serialize: DataSerializer;
 }
 
 /**
@@ -48,9 +51,13 @@ export class CompiledOperations {
     const operation = soleQuery(document);
     if (!operation || this.byText.has(text)) return;
     const query = compiled(operation);
-    if (query) this.byText.set(text, { document, operation, name: operation.name?.value ?? null, query });
+    if (!query) return;
+    const serialize = compileSerializer(this.schema, document, operation) ?? stringify;
+    this.byText.set(text, { document, operation, name: operation.name?.value ?? null, query, serialize });
   }
 }
+
+const stringify: DataSerializer = (data) => JSON.stringify(data);
 
 /** The document's operation when it holds exactly one and that one is a query. */
 function soleQuery(document: DocumentNode): OperationDefinitionNode | undefined {

@@ -78,7 +78,9 @@ export function compiledPath(options: CompiledPathOptions): (request: GraphqlReq
       if (state) clients?.cost.recordCalls(state, context.upstreamCalls.length);
       const { data } = result;
       const formatted = result.errors ? formatErrors(result.errors.map(asGraphQLError), formatError) : undefined;
-      const body = `${JSON.stringify(formatted ? { errors: formatted.errors, data } : { data })}\n`;
+      // Apollo writes `JSON.stringify(result)`; without errors that is `data` in its envelope, written by the
+      // serialiser compiled from the operation's selection.
+      const body = formatted || data === undefined ? `${JSON.stringify({ errors: formatted?.errors, data })}\n` : `{"data":${compiled.serialize(data)}}\n`;
 
       // What Apollo's plugins do as the response is sent, in their order: the log line, the metrics, the span, the client.
       const { outcome, errorCodes } = outcomeOfResult({ data, errors: formatted?.errors });

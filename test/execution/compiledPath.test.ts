@@ -35,6 +35,8 @@ interface Exchange {
   contentType: string | null;
   rateLimitPolicy: string | null;
   body: unknown;
+  /** The body as sent: the compiled serialiser must write Apollo's bytes, not only an equal value. */
+  text: string;
   log: Record<string, unknown>;
 }
 
@@ -60,7 +62,7 @@ describe('the compiled path', () => {
       const text = await res.text();
       const { time: _t, durationMs: _d, pid: _p, hostname: _h, upstreamCalls, ...log } = logLine(stack, requestId);
       const calls = (upstreamCalls as Array<Record<string, unknown>> | undefined)?.map(({ durationMs: _cd, ...call }) => call);
-      return { status: res.status, contentType: res.headers.get('content-type'), rateLimitPolicy: res.headers.get('ratelimit-policy'), body: JSON.parse(text) as unknown, log: { ...log, upstreamCalls: calls } };
+      return { status: res.status, contentType: res.headers.get('content-type'), rateLimitPolicy: res.headers.get('ratelimit-policy'), body: JSON.parse(text) as unknown, text, log: { ...log, upstreamCalls: calls } };
     };
     return [await exchange(compiled), await exchange(apollo)];
   }
