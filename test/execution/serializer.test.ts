@@ -1,4 +1,4 @@
-import { buildSchema, execute, GraphQLScalarType, parse, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import { buildSchema, execute, GraphQLScalarType, Kind, parse, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { compileSerializer, type DataSerializer } from '../../src/execution/serializer';
 
@@ -22,7 +22,7 @@ json.serialize = (value: unknown) => value;
 
 const serializerOf = (text: string): { document: DocumentNode; serialize: DataSerializer | undefined } => {
   const document = parse(text);
-  return { document, serialize: compileSerializer(schema, document, document.definitions.find((d): d is OperationDefinitionNode => d.kind === 'OperationDefinition')!) };
+  return { document, serialize: compileSerializer(schema, document, document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!) };
 };
 
 const ROOT = {
