@@ -26,5 +26,5 @@ USER node
 EXPOSE 4000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||4000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# What `npm start` runs (a test keeps them equal). Node itself is PID 1, so SIGTERM reaches the gateway's drain.
-CMD ["node", "dist/src/main.js"]
+# What `npm start` runs (a test keeps them equal): the gateway's bundle, with the V8 code cache `npm run build` wrote. Node itself is PID 1, so SIGTERM reaches the gateway's drain.
+CMD ["node", "dist/src/start.js"]

@@ -3,7 +3,8 @@ import { ConfigError, loadConfig, type Config } from './config';
 import { createLogger, type Logger } from './logger';
 import type { Tracing } from './observability/tracing';
 import { exitWhileStarting, isClusterWorker, onPrimaryShutdown, runPrimary } from './process/cluster';
-import { applyHeapPolicy } from './process/heap';
+import { compileCacheHook } from './process/compileCache';
+import { applyHeapPolicy, heapFlagAround } from './process/heap';
 import type { Gateway, GatewayDeps } from './server';
 import { messageOf } from './errors/errorFields';
 
@@ -31,10 +32,23 @@ export async function runGateway(config: Config, options: { pretty?: boolean; ex
     gateway.server.listen(config.port, config.host, () => resolve());
   });
   const { port } = gateway.server.address() as AddressInfo;
-  logger.info({ port, host: config.host, env: config.env, tracing: tracing !== undefined, heap }, 'gateway listening');
+  const compileCache = compileCacheHook();
+  // `used`: V8 took the bundle's code cache; `compiled`: the bundle was compiled from its source; absent: not a bundle.
+  const code = compileCache && (compileCache.cacheAccepted ? 'used' : 'compiled');
+  logger.info({ port, host: config.host, env: config.env, tracing: tracing !== undefined, heap, compileCache: code }, 'gateway listening');
   await gateway.start();
   logger.info('gateway ready');
   stopEarly?.();
+  if (compileCache) {
+    // Once ready, what the start compiled is what the next start's cache should hold (src/process/compileCache.ts).
+    const saved = compileCache.save(heapFlagAround(heap));
+    if (saved.written) logger.info({ path: saved.path }, 'compile cache written');
+    else if (saved.error) logger.warn({ path: saved.path, error: saved.error }, 'compile cache not written');
+    if (compileCache.writeOnly) {
+      await gateway.stop();
+      process.exit(saved.error ? 1 : 0);
+    }
+  }
   stopOnSignal(gateway, config, logger, tracing);
   return gateway;
 }

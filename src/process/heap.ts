@@ -52,7 +52,7 @@ export interface HeapPolicy {
 /**
  * Where V8 would let the old space grow 4× (see GENEROUS_GROWTH_FROM_BYTES), fixes its growth at `percent` (the
  * HEAP_GROWING_PERCENT setting; 0 leaves V8's own). V8 reads this flag at every full collection, so setting it
- * while running works as on node's command line, which keeps `npm start` a plain `node dist/src/main.js` and one
+ * while running works as on node's command line, which keeps `npm start` a plain `node dist/src/start.js` and one
  * process. Below that limit V8's own growth (at most 1.3–2×) is kept.
  */
 export function applyHeapPolicy(percent: number): HeapPolicy {
@@ -65,4 +65,12 @@ export function applyHeapPolicy(percent: number): HeapPolicy {
 /** The V8 flag applyHeapPolicy sets for a heap limit of `limitBytes`, if any. */
 export function heapGrowthFlag(percent: number, limitBytes: number): string | undefined {
   return percent > 0 && limitBytes >= GENEROUS_GROWTH_FROM_BYTES ? `--heap-growing-percent=${percent}` : undefined;
+}
+
+/**
+ * The flag applyHeapPolicy set, as [V8's default, the policy's]: a V8 code cache made under other flags than the next
+ * start's is refused, and the next start compiles before it sets the flag (src/process/compileCache.ts).
+ */
+export function heapFlagAround(policy: HeapPolicy): readonly [string, string] | undefined {
+  return policy.growingPercent === undefined ? undefined : ['--heap-growing-percent=0', `--heap-growing-percent=${policy.growingPercent}`];
 }

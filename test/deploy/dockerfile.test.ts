@@ -58,12 +58,15 @@ describe('Dockerfile', () => {
     expect(healthcheck?.args).toMatch(/CMD .*\/healthz/);
   });
 
-  it("starts with exactly npm start's command, which runs the build output of src/main.ts", () => {
+  it("starts with exactly npm start's command, which runs the build output of src/start.ts (the gateway's bundle)", () => {
     const cmd = runtime.filter((s) => s.op === 'CMD').at(-1)!;
     expect((JSON.parse(cmd.args) as string[]).join(' ')).toBe(pkg.scripts.start);
     const tsconfig = JSON.parse(read('tsconfig.json')) as { compilerOptions: { outDir: string; rootDir: string } };
     expect(tsconfig.compilerOptions.rootDir).toBe('.');
-    expect(pkg.scripts.start).toBe(`node ${tsconfig.compilerOptions.outDir}/src/main.js`);
+    expect(pkg.scripts.start).toBe(`node ${tsconfig.compilerOptions.outDir}/src/start.js`);
+    // The bundle it runs, and its compile cache, are the build's last step.
+    expect(pkg.scripts.build).toMatch(/&& npm run bundle$/);
+    expect(pkg.scripts.bundle).toMatch(new RegExp(`^esbuild src/main\\.ts --bundle .*--outfile=${tsconfig.compilerOptions.outDir}/gateway\\.js .*&& node ${tsconfig.compilerOptions.outDir}/src/start\\.js --write-compile-cache$`));
   });
 
   it('keeps local clutter and secrets out of the build context', () => {

@@ -1,0 +1,84 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire, wrap } from 'node:module';
+import { dirname } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { Script } from 'node:vm';
+
+/**
+ * Start to ready (issue 14): `npm start` runs the gateway as one file, `dist/gateway.js` (esbuild's bundle of
+ * src/main.ts, `npm run build`), compiled with a V8 code cache. Loading the 1,400 modules one by one spent most of the
+ * start resolving paths, reading files and compiling; one file has nothing to resolve, and its cache lets V8 skip
+ * parsing and compiling what the previous start compiled. Node 22's `module.enableCompileCache` caches module by
+ * module; this works on Node 20 too.
+ *
+ * The cache file (`<bundle>.v8cache`) starts with a key: the SHA-256 of the bundle's bytes, Node's version and the
+ * architecture, because V8 checks only a cache's length of source and its own flags. A cache with another key is
+ * not offered to V8; one V8 refuses (other flags, such as a heap size given to WORKERS' processes) is used by nobody
+ * and left as it is. `npm run build` writes it (`--write-compile-cache`: start, write once ready, exit), so the image
+ * carries it; a start that finds none writes one once ready, when it can write there.
+ */
+const KEY_BYTES = 32;
+
+/** How the gateway's code, running inside the bundle, reaches the loader that compiled it. */
+const HOOK = Symbol.for('tablegraph.compileCache');
+
+export interface CompileCacheHook {
+  /** Whether V8 took the cache, so the bundle was not compiled from its source. */
+  readonly cacheAccepted: boolean;
+  /** This process only writes the cache (the build's last step): it exits once the cache is written. */
+  readonly writeOnly: boolean;
+  /**
+   * Writes the cache of everything compiled so far when the file held none for this bundle and Node. The V8 flags
+   * the process set while running (`resetFlags`: `[flag to set while writing, flag to set after]`) are put back to
+   * their defaults while writing, since V8 refuses a cache made under other flags than the next start's.
+   */
+  save(resetFlags?: readonly [string, string]): { written: boolean; path: string; error?: string };
+}
+
+/**
+ * Runs the bundle as the process's main module (`entry`, the loader's own module, so the bundle's
+ * `require.main === module` holds), compiled with its code cache when there is one for it.
+ */
+export function runBundle(bundlePath: string, entry: NodeJS.Module, options: { writeOnly?: boolean } = {}): void {
+  const source = readFileSync(bundlePath);
+  const key = createHash('sha256').update(source).update(`\0${process.version}\0${process.arch}`).digest();
+  const cachePath = `${bundlePath}.v8cache`;
+  let stored: Buffer | undefined;
+  try {
+    stored = readFileSync(cachePath);
+  } catch {
+    // none yet: this start compiles from the source and writes one once ready
+  }
+  const matching = stored !== undefined && stored.length > KEY_BYTES && stored.subarray(0, KEY_BYTES).equals(key);
+  const script = new Script(wrap(source.toString('utf8')), { filename: bundlePath, cachedData: matching ? stored?.subarray(KEY_BYTES) : undefined });
+  const cacheAccepted = matching && !script.cachedDataRejected;
+
+  const hook: CompileCacheHook = {
+    cacheAccepted,
+    writeOnly: options.writeOnly ?? false,
+    save(resetFlags) {
+      if (matching) return { written: false, path: cachePath };
+      try {
+        if (resetFlags) setFlagsFromString(resetFlags[0]);
+        const data = script.createCachedData();
+        if (resetFlags) setFlagsFromString(resetFlags[1]);
+        const partial = `${cachePath}.${process.pid}`;
+        writeFileSync(partial, Buffer.concat([key, data]));
+        renameSync(partial, cachePath);
+        return { written: true, path: cachePath };
+      } catch (err) {
+        return { written: false, path: cachePath, error: err instanceof Error ? err.message : String(err) };
+      }
+    },
+  };
+  (globalThis as Record<symbol, unknown>)[HOOK] = hook;
+
+  const run = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: NodeJS.Module, filename: string, dirname: string) => void;
+  run.call(entry.exports, entry.exports, createRequire(bundlePath), entry, bundlePath, dirname(bundlePath));
+}
+
+/** The loader's hook when the gateway runs inside a bundle that `runBundle` started; undefined otherwise. */
+export function compileCacheHook(): CompileCacheHook | undefined {
+  return (globalThis as Record<symbol, CompileCacheHook | undefined>)[HOOK];
+}

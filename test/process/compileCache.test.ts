@@ -1,0 +1,111 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { appendFileSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { SAMPLE, startSandbox, type Sandbox } from '../../src/sandbox';
+import { ROOT, spawnGateway, type GatewayProcess } from '../support/gatewayProcess';
+import { LA_TERRAZZA } from '../support/stack';
+
+/**
+ * `npm start` runs the gateway as one bundle compiled with a V8 code cache (src/start.ts, src/process/compileCache.ts).
+ * The bundle is made here as `npm run bundle` makes it (its esbuild command, into a folder of this test), and run
+ * with plain node in front of the sandbox services.
+ */
+const DIR = join(ROOT, 'dist', `compile-cache-test-${process.pid}`);
+const BUNDLE = join(DIR, 'gateway.js');
+const CACHE = `${BUNDLE}.v8cache`;
+const START = join(DIR, 'src', 'start.js');
+const esbuild = join(ROOT, 'node_modules', '.bin', 'esbuild');
+
+/** `npm run bundle`'s esbuild arguments, writing to `outfile`. */
+function bundleArguments(outfile: string): string[] {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const command = pkg.scripts.bundle.split('&&')[0].trim().split(/\s+/);
+  expect(command[0]).toBe('esbuild');
+  return command.slice(1).map((arg) => (arg.startsWith('--outfile=') ? `--outfile=${outfile}` : arg));
+}
+
+const keyOf = (bundle: Buffer): Buffer => createHash('sha256').update(bundle).update(`\0${process.version}\0${process.arch}`).digest();
+
+describe('npm start: the bundle and its compile cache', () => {
+  let sandbox: Sandbox;
+  let gateway: GatewayProcess | undefined;
+
+  beforeAll(async () => {
+    mkdirSync(DIR, { recursive: true });
+    execFileSync(esbuild, ['src/start.ts', '--bundle', '--platform=node', `--outfile=${START}`, '--log-level=warning'], { cwd: ROOT });
+    sandbox = await startSandbox();
+  });
+  afterEach(() => {
+    gateway?.kill();
+    gateway = undefined;
+  });
+  afterAll(async () => {
+    rmSync(DIR, { recursive: true, force: true });
+    await sandbox?.close();
+  });
+
+  const start = async (env: Record<string, string> = {}): Promise<{ url: string; listening: Record<string, unknown> }> => {
+    gateway = spawnGateway(START, { RESERVATION_BASE_URL: sandbox.reservationUrl, POS_BASE_URL: sandbox.posUrl, PORT: '0', HOST: '127.0.0.1', SHUTDOWN_DELAY_MS: '0', ...env }, { typescript: false });
+    const listening = await gateway.waitForLog('gateway listening');
+    await gateway.waitForLog('gateway ready');
+    return { url: `http://127.0.0.1:${String(listening.port)}`, listening };
+  };
+  const stop = async (): Promise<void> => {
+    gateway?.child.kill('SIGTERM');
+    await gateway?.exited;
+  };
+
+  it('refuses to start without the bundle, naming it', () => {
+    const run = spawnSync(process.execPath, [START], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`${BUNDLE} is missing: npm run build writes it`);
+  });
+
+  it("writes the cache as the build's last step, keyed by the bundle's bytes and Node", () => {
+    execFileSync(esbuild, bundleArguments(BUNDLE), { cwd: ROOT });
+    const run = spawnSync(process.execPath, [START, '--write-compile-cache'], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+    expect(run.status).toBe(0);
+    const cache = readFileSync(CACHE);
+    expect(cache.subarray(0, 32).equals(keyOf(readFileSync(BUNDLE)))).toBe(true);
+    expect(cache.length).toBeGreaterThan(100_000);
+  });
+
+  it('starts from the cache and serves as the modules do', async () => {
+    const written = statSync(CACHE).mtimeMs;
+    const { url, listening } = await start();
+    expect(listening.compileCache).toBe('used');
+    const res = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...LA_TERRAZZA },
+      body: JSON.stringify({ query: `{ check(id: "${SAMPLE.laTerrazza.openCheckId}") { id createdAt items { id } } }` }),
+    });
+    const body = (await res.json()) as { data: { check: { id: string; items: unknown[] } } };
+    expect(res.status).toBe(200);
+    expect(body.data.check.id).toBe(SAMPLE.laTerrazza.openCheckId);
+    expect(body.data.check.items.length).toBeGreaterThan(0);
+    await stop();
+    expect(gateway?.logs().some((l) => l.msg === 'compile cache written')).toBe(false);
+    expect(statSync(CACHE).mtimeMs).toBe(written);
+  });
+
+  it('compiles a changed bundle from its source and writes its cache anew, which the next start uses', async () => {
+    appendFileSync(BUNDLE, '\n// changed\n');
+    const first = await start();
+    expect(first.listening.compileCache).toBe('compiled');
+    await gateway!.waitForLog('compile cache written');
+    await stop();
+    expect(readFileSync(CACHE).subarray(0, 32).equals(keyOf(readFileSync(BUNDLE)))).toBe(true);
+    const second = await start();
+    expect(second.listening.compileCache).toBe('used');
+  });
+
+  it('leaves a cache V8 refuses (other V8 flags) for the starts it fits', async () => {
+    const before = readFileSync(CACHE);
+    const { listening } = await start({ NODE_OPTIONS: '--max-semi-space-size=32' });
+    expect(listening.compileCache).toBe('compiled');
+    await stop();
+    expect(gateway?.logs().some((l) => l.msg === 'compile cache written')).toBe(false);
+    expect(readFileSync(CACHE).equals(before)).toBe(true);
+  });
+});
