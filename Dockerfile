@@ -9,6 +9,8 @@ COPY schema ./schema
 COPY src ./src
 # codegen also writes the front-ends' typed documents and the trusted-document manifest from operations/.
 COPY tools/codegen ./tools/codegen
+# npm run build bundles the gateway (tools/bundle) and writes its V8 code cache by starting it once.
+COPY tools/bundle ./tools/bundle
 COPY operations ./operations
 RUN npm run build
 

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { createRequire, wrap } from 'node:module';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
 
 /**
  * Start to ready (issue 14): `npm start` runs the gateway as one file, `dist/gateway.js` (esbuild's bundle of
- * src/main.ts, `npm run build`), compiled with a V8 code cache. Loading the 1,400 modules one by one spent most of the
+ * src/main.ts, `npm run build`, tools/bundle/main.ts), compiled with a V8 code cache. Loading the 1,400 modules one by one spent most of the
  * start resolving paths, reading files and compiling; one file has nothing to resolve, and its cache lets V8 skip
  * parsing and compiling what the previous start compiled. Node 22's `module.enableCompileCache` caches module by
  * module; this works on Node 20 too.
@@ -51,13 +51,16 @@ export function runBundle(bundlePath: string, entry: NodeJS.Module, options: { w
     // none yet: this start compiles from the source and writes one once ready
   }
   const matching = stored !== undefined && stored.length > KEY_BYTES && stored.subarray(0, KEY_BYTES).equals(key);
-  const script = new Script(wrap(source.toString('utf8')), { filename: bundlePath, cachedData: matching ? stored?.subarray(KEY_BYTES) : undefined });
+  // The bundle is one function expression of the module wrapper's parameters (tools/bundle/main.ts).
+  const script = new Script(source.toString('utf8'), { filename: bundlePath, cachedData: matching ? stored?.subarray(KEY_BYTES) : undefined });
   const cacheAccepted = matching && !script.cachedDataRejected;
 
+  let saved = false;
   const hook: CompileCacheHook = {
     cacheAccepted,
     writeOnly: options.writeOnly ?? false,
     save(resetFlags) {
+      saved = true;
       if (matching) return { written: false, path: cachePath };
       try {
         if (resetFlags) setFlagsFromString(resetFlags[0]);
@@ -73,6 +76,14 @@ export function runBundle(bundlePath: string, entry: NodeJS.Module, options: { w
     },
   };
   (globalThis as Record<symbol, unknown>)[HOOK] = hook;
+  if (options.writeOnly) {
+    // A bundle that never reaches readiness (or is not the gateway) must not pass the build with no cache.
+    process.once('exit', (code) => {
+      if (saved || code !== 0) return;
+      process.stderr.write(`${bundlePath} exited before it was ready and wrote its compile cache\n`);
+      process.exitCode = 1;
+    });
+  }
 
   const run = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: NodeJS.Module, filename: string, dirname: string) => void;
   run.call(entry.exports, entry.exports, createRequire(bundlePath), entry, bundlePath, dirname(bundlePath));

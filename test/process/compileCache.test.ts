@@ -1,39 +1,41 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { buildSync } from 'esbuild';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { SAMPLE, startSandbox, type Sandbox } from '../../src/sandbox';
+import { bundleOptions } from '../../tools/bundle/main';
 import { ROOT, spawnGateway, type GatewayProcess } from '../support/gatewayProcess';
 import { LA_TERRAZZA } from '../support/stack';
 
 /**
  * `npm start` runs the gateway as one bundle compiled with a V8 code cache (src/start.ts, src/process/compileCache.ts).
- * The bundle is made here as `npm run bundle` makes it (its esbuild command, into a folder of this test), and run
+ * The bundle is made here as `npm run bundle` makes it (its esbuild options, into a folder of this test), and run
  * with plain node in front of the sandbox services.
  */
 const DIR = join(ROOT, 'dist', `compile-cache-test-${process.pid}`);
 const BUNDLE = join(DIR, 'gateway.js');
 const CACHE = `${BUNDLE}.v8cache`;
 const START = join(DIR, 'src', 'start.js');
-const esbuild = join(ROOT, 'node_modules', '.bin', 'esbuild');
+/** The loader in a folder without a bundle. */
+const ALONE = join(DIR, 'alone', 'src', 'start.js');
 
-/** `npm run bundle`'s esbuild arguments, writing to `outfile`. */
-function bundleArguments(outfile: string): string[] {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  const command = pkg.scripts.bundle.split('&&')[0].trim().split(/\s+/);
-  expect(command[0]).toBe('esbuild');
-  return command.slice(1).map((arg) => (arg.startsWith('--outfile=') ? `--outfile=${outfile}` : arg));
-}
 
 const keyOf = (bundle: Buffer): Buffer => createHash('sha256').update(bundle).update(`\0${process.version}\0${process.arch}`).digest();
 
 describe('npm start: the bundle and its compile cache', () => {
   let sandbox: Sandbox;
   let gateway: GatewayProcess | undefined;
+  let writeRun: SpawnSyncReturns<string>;
 
   beforeAll(async () => {
     mkdirSync(DIR, { recursive: true });
-    execFileSync(esbuild, ['src/start.ts', '--bundle', '--platform=node', `--outfile=${START}`, '--log-level=warning'], { cwd: ROOT });
+    // The loader as one file too, at the place dist/src/start.js has beside dist/gateway.js; and alone.
+    for (const outfile of [START, ALONE]) buildSync({ entryPoints: [join(ROOT, 'src', 'start.ts')], bundle: true, platform: 'node', outfile, logLevel: 'warning' });
+    buildSync(bundleOptions(BUNDLE));
+    writeRun = spawnSync(process.execPath, [START, '--write-compile-cache'], { encoding: 'utf8', env: { PATH: process.env.PATH } });
     sandbox = await startSandbox();
   });
   afterEach(() => {
@@ -57,15 +59,13 @@ describe('npm start: the bundle and its compile cache', () => {
   };
 
   it('refuses to start without the bundle, naming it', () => {
-    const run = spawnSync(process.execPath, [START], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+    const run = spawnSync(process.execPath, [ALONE], { encoding: 'utf8', env: { PATH: process.env.PATH } });
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain(`${BUNDLE} is missing: npm run build writes it`);
+    expect(run.stderr).toContain(`${join(DIR, 'alone', 'gateway.js')} is missing: npm run build writes it`);
   });
 
   it("writes the cache as the build's last step, keyed by the bundle's bytes and Node", () => {
-    execFileSync(esbuild, bundleArguments(BUNDLE), { cwd: ROOT });
-    const run = spawnSync(process.execPath, [START, '--write-compile-cache'], { encoding: 'utf8', env: { PATH: process.env.PATH } });
-    expect(run.status).toBe(0);
+    expect(writeRun.status).toBe(0);
     const cache = readFileSync(CACHE);
     expect(cache.subarray(0, 32).equals(keyOf(readFileSync(BUNDLE)))).toBe(true);
     expect(cache.length).toBeGreaterThan(100_000);
@@ -98,6 +98,35 @@ describe('npm start: the bundle and its compile cache', () => {
     expect(readFileSync(CACHE).subarray(0, 32).equals(keyOf(readFileSync(BUNDLE)))).toBe(true);
     const second = await start();
     expect(second.listening.compileCache).toBe('used');
+  });
+
+  it('traces with the OTLP exporter, whose dynamic import the bundle writes as a require', async () => {
+    const exported: string[] = [];
+    const collector = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString('utf8')));
+      req.on('end', () => {
+        exported.push(body);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    try {
+      const { url, listening } = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}` });
+      expect(listening).toMatchObject({ tracing: true, compileCache: 'used' });
+      const res = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...LA_TERRAZZA },
+        body: JSON.stringify({ query: 'query Staff { employees(perPage: 1) { nodes { id } } }' }),
+      });
+      expect(res.status).toBe(200);
+      await stop();
+      const payload = exported.join('\n');
+      expect(payload).toContain('"name":"query Staff"');
+      expect(payload).toContain('"name":"GET /employees"');
+    } finally {
+      await new Promise<void>((resolve) => collector.close(() => resolve()));
+    }
   });
 
   it('leaves a cache V8 refuses (other V8 flags) for the starts it fits', async () => {
