@@ -8,6 +8,9 @@ import { applyHeapPolicy, heapFlagAround } from './process/heap';
 import type { Gateway, GatewayDeps } from './server';
 import { messageOf } from './errors/errorFields';
 
+/** How long after readiness a start that compiled the bundle from its source writes the bundle's code cache. */
+const COMPILE_CACHE_DELAY_MS = 1000;
+
 /** Beyond the shutdown delay and the drain timeout, how long closing the pools and flushing spans may take. */
 const CLEANUP_GRACE_MS = 10_000;
 
@@ -41,13 +44,19 @@ export async function runGateway(config: Config, options: { pretty?: boolean; ex
   stopEarly?.();
   if (compileCache) {
     // Once ready, what the start compiled is what the next start's cache should hold (src/process/compileCache.ts).
-    const saved = compileCache.save(heapFlagAround(heap));
-    if (saved.written) logger.info({ path: saved.path }, 'compile cache written');
-    else if (saved.error) logger.warn({ path: saved.path, error: saved.error }, 'compile cache not written');
+    const save = () => {
+      const saved = compileCache.save(heapFlagAround(heap));
+      if (saved.written) logger.info({ path: saved.path }, 'compile cache written');
+      else if (saved.error) logger.warn({ path: saved.path, error: saved.error }, 'compile cache not written');
+      return saved;
+    };
     if (compileCache.writeOnly) {
+      const saved = save();
       await gateway.stop();
       process.exit(saved.error ? 1 : 0);
     }
+    // A serving process writes it a moment after readiness, not in the way of its first requests.
+    if (!compileCache.cacheAccepted) setTimeout(save, COMPILE_CACHE_DELAY_MS).unref();
   }
   stopOnSignal(gateway, config, logger, tracing);
   return gateway;

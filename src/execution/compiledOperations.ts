@@ -52,7 +52,12 @@ export class CompiledOperations {
     if (!operation || this.byText.has(text)) return;
     const query = compiled(operation);
     if (!query) return;
-    const serialize = compileSerializer(this.schema, document, operation) ?? stringify;
+    let serialize: DataSerializer = stringify;
+    try {
+      serialize = compileSerializer(this.schema, document, operation) ?? stringify;
+    } catch {
+      // a selection too large for the generated function: JSON.stringify writes it
+    }
     this.byText.set(text, { document, operation, name: operation.name?.value ?? null, query, serialize });
   }
 }

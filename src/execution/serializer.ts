@@ -29,8 +29,8 @@ export type DataSerializer = (data: unknown) => string;
  * The text is always what `JSON.stringify(data)` would write: a value of another shape than the selection's (an
  * object missing a key, a list that is not an array, a type the selection cannot foresee such as an interface's
  * implementation) is written by `JSON.stringify` from that point down. Operations whose set of keys depends on the
- * variables (`@skip`, `@include`) or that ask for introspection get `undefined`: the caller writes with
- * `JSON.stringify`.
+ * variables (`@skip`, `@include`), that ask for introspection or that alias a field `__proto__` get `undefined`: the
+ * caller writes with `JSON.stringify`.
  */
 export function compileSerializer(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): DataSerializer | undefined {
   const root = schema.getQueryType();
@@ -48,6 +48,8 @@ export function compileSerializer(schema: GraphQLSchema, document: DocumentNode,
     const parts: string[] = [];
     let index = 0;
     for (const [key, field] of fields) {
+      // graphql-jit writes each object as a literal, where a `__proto__` key sets the prototype instead of a key.
+      if (key === '__proto__') return undefined;
       const fieldType = field.name === '__typename' ? undefined : type.getFields()[field.name]?.type;
       if (field.name !== '__typename' && !fieldType) return undefined; // introspection or an unknown field
       const value = `a${index++}`;

@@ -66,7 +66,8 @@ describe('Dockerfile', () => {
     expect(pkg.scripts.start).toBe(`node ${tsconfig.compilerOptions.outDir}/src/start.js`);
     // The bundle it runs, and its compile cache, are the build's last step.
     expect(pkg.scripts.build).toMatch(/&& npm run bundle$/);
-    expect(pkg.scripts.bundle).toBe(`tsx tools/bundle/main.ts && node ${tsconfig.compilerOptions.outDir}/src/start.js --write-compile-cache`);
+    const start = `node ${tsconfig.compilerOptions.outDir}/src/start.js`;
+    expect(pkg.scripts.bundle).toBe(`tsx tools/bundle/main.ts && ${start} --write-compile-cache && ${start} --check-compile-cache`);
     const copied = stages[0].filter((s) => s.op === 'COPY').map((s) => s.args);
     expect(copied).toContain('tools/bundle ./tools/bundle');
   });

@@ -78,12 +78,13 @@ describe('the compiled serialiser', () => {
     for (const data of shapes) expect(serialize!(data)).toBe(JSON.stringify(data));
   });
 
-  it('refuses selections whose keys depend on the variables, introspection and unknown fragments', () => {
+  it('refuses selections whose keys depend on the variables, introspection, unknown fragments and a __proto__ alias', () => {
     expect(serializerOf('query ($on: Boolean!) { item { id label @include(if: $on) } }').serialize).toBeUndefined();
     expect(serializerOf('query ($on: Boolean!) { item { id ...F @skip(if: $on) } } fragment F on Item { label }').serialize).toBeUndefined();
     expect(serializerOf('{ __schema { queryType { name } } }').serialize).toBeUndefined();
     expect(serializerOf('{ item { ...Missing } }').serialize).toBeUndefined();
     expect(serializerOf('mutation { count }').serialize).toBeUndefined();
+    expect(serializerOf('{ item { __proto__: id } }').serialize).toBeUndefined();
   });
 
   it('writes the response keys in execution order, fragments merged at their first occurrence', async () => {

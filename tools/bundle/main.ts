@@ -38,6 +38,8 @@ export function bundleOptions(outfile: string): BuildOptions {
     // Without comments and indentation (names kept, for stack traces and profiles): less source for V8 to hold, and
     // none of the comments' non-ASCII characters.
     minifyWhitespace: true,
+    // Class and function names as written: errors are named by their constructor (Apollo's, pino's `err.type`).
+    keepNames: true,
     logLevel: 'warning',
   };
 }
