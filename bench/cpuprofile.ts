@@ -37,21 +37,25 @@ function main(): void {
   const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
   const byModule = new Map<string, number>();
   const byFunction = new Map<string, number>();
-  for (const [id, us] of selfUs) {
+  /** A node's function as the tables name it: `name module:line`. */
+  const label = (id: number): string => {
     const frame = byId.get(id)!.callFrame;
-    const mod = moduleOf(frame.url);
+    return `${frame.functionName || '(anonymous)'} ${moduleOf(frame.url)}:${frame.lineNumber + 1}`;
+  };
+  for (const [id, us] of selfUs) {
+    const mod = moduleOf(byId.get(id)!.callFrame.url);
     byModule.set(mod, (byModule.get(mod) ?? 0) + us);
-    const fn = `${frame.functionName || '(anonymous)'} ${mod}:${frame.lineNumber + 1}`;
-    byFunction.set(fn, (byFunction.get(fn) ?? 0) + us);
+    byFunction.set(label(id), (byFunction.get(label(id)) ?? 0) + us);
   }
-  const print = (title: string, map: Map<string, number>) => {
-    process.stdout.write(`\n${title} (self time, of ${(total / 1000).toFixed(0)} ms sampled)\n`);
+  const print = (title: string, map: Map<string, number>, of: number) => {
+    process.stdout.write(`\n${title}\n`);
     for (const [name, us] of [...map].sort((a, b) => b[1] - a[1]).slice(0, rows)) {
-      process.stdout.write(`${((100 * us) / total).toFixed(1).padStart(5)}%  ${name}\n`);
+      process.stdout.write(`${((100 * us) / of).toFixed(1).padStart(5)}%  ${name}\n`);
     }
   };
-  print('by module', byModule);
-  print('by function', byFunction);
+  const sampled = `(self time, of ${(total / 1000).toFixed(0)} ms sampled)`;
+  print(`by module ${sampled}`, byModule, total);
+  print(`by function ${sampled}`, byFunction, total);
 
   // Inclusive: each sample counts once for every distinct function on its stack.
   const parent = new Map<number, number>();
@@ -64,17 +68,13 @@ function main(): void {
     busy += us;
     const seen = new Set<string>();
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
-      const frame = byId.get(at)!.callFrame;
-      const fn = `${frame.functionName || '(anonymous)'} ${moduleOf(frame.url)}:${frame.lineNumber + 1}`;
+      const fn = label(at);
       if (seen.has(fn)) continue;
       seen.add(fn);
       inclusive.set(fn, (inclusive.get(fn) ?? 0) + us);
     }
   }
-  process.stdout.write(`\nby function, inclusive (of ${(busy / 1000).toFixed(0)} ms busy)\n`);
-  for (const [name, us] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, rows)) {
-    process.stdout.write(`${((100 * us) / busy).toFixed(1).padStart(5)}%  ${name}\n`);
-  }
+  print(`by function, inclusive (of ${(busy / 1000).toFixed(0)} ms busy)`, inclusive, busy);
 }
 
 main();

@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   const body: unknown = JSON.parse(raw);
   const origin = { service: 'pos' as const, route: '/checks/:id', status: 200, deviations: { report: () => undefined } };
   // A new record per execution, as per request: a record keeps each field it has read.
-  const context = { config: { posTimestampUnit: 's' }, loaders: { checkById: { load: async () => UpstreamRecord.of(Check, body, origin) } } };
+  const context = { loaders: { checkById: { load: async () => UpstreamRecord.of(Check, body, origin) } } };
   const variables = { id: SAMPLE.laTerrazza.openCheckId };
   const document = parse(OPERATIONS.S1.query);
 

@@ -318,18 +318,15 @@ function report(results: ScenarioResult[], ready: { gatewayMs: number; baselineM
   log('');
   for (const row of rows) log(row.map((cell, i) => cell.padEnd(widths[i])).join('  '));
 
-  const s1base = results.find((r) => r.name === 'S1')?.baseline.rps;
-  log(`\nS0 { __typename }: gateway ${fmt(floor.rps, 0)} req/s, p50 ${fmt(floor.p50, 1)} ms${s1base ? ` (${fmt(floor.rps / s1base, 2)}× the baseline's S1)` : ''}`);
-  const s1text = results.find((r) => r.name === 'S1');
-  const s1byId = results.find((r) => r.name === 'S1id');
-  if (s1text && s1byId) {
-    log(`S1 by id vs as text (gateway): ${fmt(s1byId.gateway.rps / s1text.gateway.rps, 2)}× req/s, p50 ${fmt(s1byId.gateway.p50, 1)} vs ${fmt(s1text.gateway.p50, 1)} ms, unloaded ${fmt(s1byId.gateway.unloadedMs, 2)} vs ${fmt(s1text.gateway.unloadedMs, 2)} ms`);
-  }
-  if (results.length < SCENARIOS.length) return;
-  const by = (name: ScenarioName) => results.find((r) => r.name === name)!;
+  const by = (name: ScenarioName) => results.find((r) => r.name === name);
   const s1 = by('S1');
   const s1id = by('S1id');
   const s2 = by('S2');
+  log(`\nS0 { __typename }: gateway ${fmt(floor.rps, 0)} req/s, p50 ${fmt(floor.p50, 1)} ms${s1 ? ` (${fmt(floor.rps / s1.baseline.rps, 2)}× the baseline's S1)` : ''}`);
+  if (s1 && s1id) {
+    log(`S1 by id vs as text (gateway): ${fmt(s1id.gateway.rps / s1.gateway.rps, 2)}× req/s, p50 ${fmt(s1id.gateway.p50, 1)} vs ${fmt(s1.gateway.p50, 1)} ms, unloaded ${fmt(s1id.gateway.unloadedMs, 2)} vs ${fmt(s1.gateway.unloadedMs, 2)} ms`);
+  }
+  if (!s1 || !s1id || !s2 || results.length < SCENARIOS.length) return;
   const rssRatios = results.map((r) => (r.gateway.peakRssMiB ?? NaN) / (r.baseline.peakRssMiB ?? NaN));
   const s2unloadedGap = s2.gateway.unloadedMs - s2.baseline.unloadedMs;
   // Issue 14's targets (docs/performance.md): throughput ratios, memory at npm start's defaults, latency, start.

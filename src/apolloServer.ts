@@ -64,7 +64,7 @@ export function createExecution(options: ApolloServerOptions): Execution {
   const pinned = options.pinDocuments?.({ schema, validationRules, parseOptions: documentRules.parseOptions });
   const compiled = config.execution.compiledPath ? new CompiledOperations(schema) : undefined;
   // Compiled at start, like their parse and validation; the text is the one their id is the SHA-256 of.
-  for (const document of compiled ? (pinned?.values() ?? []) : []) if (document.loc) compiled?.addTrusted(document.loc.source.body, document);
+  if (compiled && pinned) for (const document of pinned.values()) if (document.loc) compiled.addTrusted(document.loc.source.body, document);
   const formatError = createFormatError(logger);
   const apollo = new ApolloServer<GatewayContext>({
     gateway: jitExecution(schema, config.execution, compiled),

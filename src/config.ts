@@ -17,7 +17,7 @@ export type Config = Readonly<{
   /** Traces are exported over OTLP/HTTP when `endpoint` is set. */
   tracing: Readonly<{ endpoint?: string; serviceName: string }>;
   logLevel: Settings['LOG_LEVEL'];
-  posTimestampUnit: 's' | 'ms';
+  posTimestampUnit: Settings['POS_TIMESTAMP_UNIT'];
   reservation: UpstreamConfig;
   pos: UpstreamConfig;
   checkLoaderConcurrency: number;
@@ -142,7 +142,6 @@ function problemOf(issue: z.core.$ZodIssue): string {
   if (issue.code !== 'invalid_type') return issue.message;
   return issue.expected === 'int' ? 'must be an integer' : `must be a ${issue.expected}`;
 }
-
 
 /** An empty variable counts as unset, as shells and container specs often leave them. */
 function withoutBlanks(env: NodeJS.ProcessEnv): Record<string, string> {

@@ -22,7 +22,6 @@ export interface Upstreams {
 
 /** What every resolver of one GraphQL request sees. Built per request: nothing here is shared across requests. */
 export interface GatewayContext {
-  config: Config;
   logger: Logger;
   requestId: string;
   reservation: ReservationClient;
@@ -89,7 +88,6 @@ export function createContext(deps: ContextDeps, request: ContextRequest): Gatew
   const reservation = new ReservationClient(deps.upstreams.reservation, ServiceCredentials.from('reservation', request.header), scope);
   const pos = new PosClient(deps.upstreams.pos, ServiceCredentials.from('pos', request.header), scope, deps.config.posTimestampUnit);
   return {
-    config: deps.config,
     logger: deps.logger.child({ requestId: request.requestId }),
     requestId: request.requestId,
     reservation,

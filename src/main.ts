@@ -23,8 +23,9 @@ export async function runGateway(config: Config, options: { pretty?: boolean; ex
   const worker = isClusterWorker();
   const stopEarly = worker ? exitWhileStarting() : undefined;
   const logger = createLogger({ level: config.logLevel, pretty: options.pretty, fields: worker ? { pid: process.pid } : undefined });
-  // Required here rather than imported at the top: a WORKERS > 1 primary serves nothing and need not carry the
-  // gateway's code (tens of MiB). `require`, not `import()`, which would go through the ESM loader.
+  // Required here rather than imported at the top: a WORKERS > 1 primary serves nothing and need not run the
+  // gateway's modules (module by module it does not load them; in `npm start`'s bundle their code is there, but not
+  // run). `require`, not `import()`, which would go through the ESM loader.
   const { startTracing } = require('./observability/tracing') as typeof import('./observability/tracing');
   const { createGateway } = require('./server') as typeof import('./server');
   for (const warning of config.warnings) logger.warn(warning);
@@ -46,17 +47,19 @@ export async function runGateway(config: Config, options: { pretty?: boolean; ex
     // Once ready, what the start compiled is what the next start's cache should hold (src/process/compileCache.ts).
     const save = () => {
       const saved = compileCache.save(heapFlagAround(heap));
-      if (saved.written) logger.info({ path: saved.path }, 'compile cache written');
-      else if (saved.error) logger.warn({ path: saved.path, error: saved.error }, 'compile cache not written');
+      if (saved.outcome === 'written') logger.info({ path: saved.path }, 'compile cache written');
+      else if (saved.outcome === 'kept') logger.info({ path: saved.path }, 'compile cache kept: V8 refused it under this process\'s flags');
+      else if (saved.outcome === 'failed') logger.warn({ path: saved.path, error: saved.error }, 'compile cache not written');
       return saved;
     };
     if (compileCache.writeOnly) {
       const saved = save();
       await gateway.stop();
-      process.exit(saved.error ? 1 : 0);
+      process.exit(saved.outcome === 'failed' ? 1 : 0);
     }
-    // A serving process writes it a moment after readiness, not in the way of its first requests.
-    if (!compileCache.cacheAccepted) setTimeout(save, COMPILE_CACHE_DELAY_MS).unref();
+    // A serving process writes it a moment after readiness, not in the way of its first requests; not a WORKERS > 1
+    // worker, which runs with a heap size flag of its own that the single process's starts would refuse.
+    if (!worker) setTimeout(save, COMPILE_CACHE_DELAY_MS).unref();
   }
   stopOnSignal(gateway, config, logger, tracing);
   return gateway;

@@ -81,7 +81,6 @@ export function createGateway(deps: GatewayDeps): Gateway {
     // Compiled operations (trusted documents, repeated texts) skip Apollo's per-request work: issue 14, docs/performance.md.
     compiled: execution.compiled
       ? compiledPath({
-          schema: execution.schema,
           operations: execution.compiled,
           formatError: execution.formatError,
           maxUpstreamCalls: limits.maxUpstreamCalls,

@@ -13,7 +13,7 @@ import type { ClientRequestState } from './state';
 
 /** The client policies of one gateway: the /graphql step, the Apollo plugin, and the state they share per request. */
 export interface ClientPolicies {
-  /** Outermost: identity, budgets, no document text for clients bound to trusted documents. */
+  /** Outermost: the client's identity and budgets. */
   step: GraphqlStep;
   /** After the trusted-documents step: clients bound to trusted documents came by a manifest id, not an APQ hash. */
   trustedOnlyStep: GraphqlStep;

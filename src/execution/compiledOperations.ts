@@ -1,12 +1,14 @@
 import { Kind, OperationTypeNode, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import type { ResolvedOperation } from '../limits/clientCostLimit';
 import { compileSerializer, type DataSerializer } from './serializer';
 
 /**
  * A query document that passed every request's parse, validation and limit rules, compiled once by graphql-jit,
  * which the /graphql route may run without Apollo Server's per-request work (src/execution/compiledPath.ts).
  */
-export interface CompiledOperation {
+export interface CompiledOperation extends ResolvedOperation {
+  readonly schema: GraphQLSchema;
   readonly document: DocumentNode;
   readonly operation: OperationDefinitionNode;
   /** The operation's name; null for an anonymous one (as Apollo's plugins see it). */
@@ -58,7 +60,7 @@ export class CompiledOperations {
     } catch {
       // a selection too large for the generated function: JSON.stringify writes it
     }
-    this.byText.set(text, { document, operation, name: operation.name?.value ?? null, query, serialize });
+    this.byText.set(text, { schema: this.schema, document, operation, name: operation.name?.value ?? null, query, serialize });
   }
 }
 

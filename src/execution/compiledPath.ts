@@ -1,4 +1,4 @@
-import { GraphQLError, getVariableValues, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, getVariableValues, type GraphQLFormattedError } from 'graphql';
 import type { ClientRequestState } from '../clients/state';
 import type { GatewayContext } from '../context';
 import type { GraphqlRequest, GraphqlResponse } from '../http/graphqlRoute';
@@ -13,8 +13,7 @@ import { responseContentType } from './accept';
 import type { CompiledOperations } from './compiledOperations';
 import { asGraphQLError } from './jitExecution';
 
-export interface CompiledPathOptions {
-  schema: GraphQLSchema;
+interface CompiledPathOptions {
   operations: CompiledOperations;
   /** MAX_UPSTREAM_CALLS, as the upstream-call limit plugin applies it. */
   maxUpstreamCalls: number;
@@ -39,7 +38,7 @@ export interface CompiledPathOptions {
  * hands the request to Apollo, which answers it as it always has.
  */
 export function compiledPath(options: CompiledPathOptions): (request: GraphqlRequest) => Promise<GraphqlResponse> | undefined {
-  const { schema, operations, maxUpstreamCalls, formatError, metrics, clients } = options;
+  const { operations, maxUpstreamCalls, formatError, metrics, clients } = options;
 
   return (request) => {
     if (request.method !== 'POST' || !isPlainObject(request.body)) return undefined;
@@ -53,16 +52,16 @@ export function compiledPath(options: CompiledPathOptions): (request: GraphqlReq
     const contentType = responseContentType(request.header('accept'));
     if (!contentType) return undefined;
     const values = variables ?? {};
-    const resolved = { schema, document: compiled.document, operation: compiled.operation };
+    const { schema, document, operation } = compiled;
     const state = clients?.stateOf(request);
     let estimate: CostEstimate;
     try {
-      const definitions = compiled.operation.variableDefinitions ?? [];
+      const definitions = operation.variableDefinitions ?? [];
       // Variables graphql-js refuses are Apollo's to word (BAD_USER_INPUT naming the field, HTTP 400).
       if (definitions.length > 0 && getVariableValues(schema, definitions, values, { maxErrors: 1 }).errors) return undefined;
-      estimate = estimateRemembered({ ...resolved, variables: values });
+      estimate = estimateRemembered({ schema, document, operation, variables: values });
       if (estimate.upstreamCalls > maxUpstreamCalls) return undefined;
-      if (state && clients?.cost.refusal(state, resolved, estimate)) return undefined;
+      if (state && clients?.cost.refusal(state, compiled, estimate)) return undefined;
     } catch {
       return undefined; // whatever the checks cannot judge, Apollo answers as it always has
     }
@@ -72,7 +71,7 @@ export function compiledPath(options: CompiledPathOptions): (request: GraphqlReq
       // Timed from here, as Apollo's plugins time from requestDidStart (after the context).
       const started = performance.now();
       const span = recordingOperationSpan();
-      if (span) nameOperationSpan(span, compiled.operation.operation, compiled.name, false);
+      if (span) nameOperationSpan(span, operation.operation, compiled.name, false);
       if (state) clients?.cost.admitted(state, estimate);
       const result = await compiled.query.query(undefined, context, values);
       if (state) clients?.cost.recordCalls(state, context.upstreamCalls.length);
@@ -91,7 +90,7 @@ export function compiledPath(options: CompiledPathOptions): (request: GraphqlReq
       metrics.observeOperation(compiled.name, outcome, durationMs / 1000);
       if (span) endOperationSpan(span, outcome, errorCodes);
       // The calls were recorded as execution ended (above), before the log line, as the plugin records them.
-      if (state) clients?.cost.answered(state, resolved, data);
+      if (state) clients?.cost.answered(state, compiled, data);
       const headers = new Map<string, string>(formatted?.headers ?? []);
       if (!headers.has('content-type')) headers.set('content-type', contentType);
       return { status: formatted?.status ?? 200, headers, body, reachedPlugins: true };

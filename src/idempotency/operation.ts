@@ -1,6 +1,7 @@
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import { OperationTypeNode, getOperationAST, parse, type DocumentNode } from 'graphql';
 import { rootFieldNames } from '../graphqlDocument';
+import { persistedQueryOf } from '../trustedDocuments/requestShape';
 import { z } from 'zod';
 
 /** The mutation a request would run, as much of it as idempotency needs. */
@@ -23,7 +24,6 @@ const Body = z.object({
   variables: z.record(z.string(), z.unknown()).nullish(),
   extensions: z.record(z.string(), z.unknown()).nullish(),
 });
-const PersistedQuery = z.object({ sha256Hash: z.string() });
 
 /** Apollo Server's key prefix in the persisted query cache (APQ_CACHE_PREFIX in its request pipeline). */
 const APQ_PREFIX = 'apq:';
@@ -44,8 +44,8 @@ export async function selectedMutation(body: unknown, options: SelectedMutationO
   const parsed = Body.safeParse(body);
   if (!parsed.success) return undefined;
   const { query, operationName, variables, extensions } = parsed.data;
-  const persisted = PersistedQuery.safeParse(extensions?.persistedQuery);
-  const hash = persisted.success ? persisted.data.sha256Hash : undefined;
+  // Apollo refuses a persisted query of another version than 1 before it runs anything.
+  const hash = persistedQueryOf(extensions);
   const text = query ?? (hash && options.persistedQueries ? await options.persistedQueries.get(APQ_PREFIX + hash) : undefined);
   // A mutation document spells the keyword: most queries are told apart without being parsed.
   if (text === undefined || !text.includes('mutation')) return undefined;

@@ -27,8 +27,9 @@ export function minorUnitsOf(currency: string): number {
 }
 
 /** The most minor-unit digits of any known currency: the bound on an amount whose currency is not given. */
+let mostMinorUnits: number | undefined;
 function maxMinorUnits(): number {
-  return Math.max(...minorUnitTable().values());
+  return (mostMinorUnits ??= Math.max(...minorUnitTable().values()));
 }
 
 /** Significant digits after the point of a canonical decimal string: "12.50" → 1, "12.345" → 3, "1000.00" → 0. */

@@ -8,7 +8,7 @@ import { ErrorCode } from '../errors/codes';
 import { actualCost } from './actualCost';
 import { estimateOnce, type CostEstimate } from './costEstimate';
 
-export interface ClientCostPolicyOptions {
+interface ClientCostPolicyOptions {
   /** Where the estimates are counted per client. */
   metrics: ClientMetrics;
 }

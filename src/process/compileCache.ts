@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
+import { messageOf } from '../errors/errorFields';
 
 /**
  * Start to ready (issue 14): `npm start` runs the gateway as one file, `dist/gateway.js` (esbuild's bundle of
@@ -37,8 +38,14 @@ export interface CompileCacheHook {
    * the process set while running (`resetFlags`: `[flag to set while writing, flag to set after]`) are put back to
    * their defaults while writing, since V8 refuses a cache made under other flags than the next start's.
    */
-  save(resetFlags?: readonly [string, string]): { written: boolean; path: string; error?: string };
+  save(resetFlags?: readonly [string, string]): CacheSave;
 }
+
+/**
+ * What `save` did: `written`; `present`, the file already held what V8 took; `kept`, V8 refused the file's cache for
+ * this bundle (other flags) and a serving process leaves it to the starts it fits; `failed`, with the error.
+ */
+export type CacheSave = { outcome: 'written' | 'present' | 'kept'; path: string } | { outcome: 'failed'; path: string; error: string };
 
 /**
  * Runs the bundle as the process's main module (`entry`, the loader's own module, so the bundle's
@@ -53,7 +60,8 @@ export function runBundle(bundlePath: string, entry: NodeJS.Module, options: { w
     save(resetFlags) {
       saved = true;
       // The build's run writes over a cache V8 refused; a serving process leaves it to the starts it fits.
-      if (matching && (cacheAccepted || !options.writeOnly)) return { written: false, path: cachePath };
+      if (matching && cacheAccepted) return { outcome: 'present', path: cachePath };
+      if (matching && !options.writeOnly) return { outcome: 'kept', path: cachePath };
       const partial = `${cachePath}.${randomBytes(6).toString('hex')}`;
       try {
         if (resetFlags) setFlagsFromString(resetFlags[0]);
@@ -65,10 +73,10 @@ export function runBundle(bundlePath: string, entry: NodeJS.Module, options: { w
         }
         writeFileSync(partial, Buffer.concat([key, data]), { flag: 'wx' });
         renameSync(partial, cachePath);
-        return { written: true, path: cachePath };
+        return { outcome: 'written', path: cachePath };
       } catch (err) {
         rmSync(partial, { force: true });
-        return { written: false, path: cachePath, error: err instanceof Error ? err.message : String(err) };
+        return { outcome: 'failed', path: cachePath, error: messageOf(err) };
       }
     },
   };
@@ -117,7 +125,7 @@ function compileBundle(bundlePath: string): CompiledBundle {
   }
   const matching = stored !== undefined && stored.length > KEY_BYTES && stored.subarray(0, KEY_BYTES).equals(key);
   // The bundle is one function expression of the module wrapper's parameters (tools/bundle/main.ts).
-  const script = new Script(source.toString('utf8'), { filename: bundlePath, cachedData: matching ? stored?.subarray(KEY_BYTES) : undefined });
+  const script = new Script(source.toString('utf8'), { filename: bundlePath, cachedData: matching ? stored!.subarray(KEY_BYTES) : undefined });
   return { script, key, cachePath, matching, cacheAccepted: matching && !script.cachedDataRejected };
 }
 

@@ -16,6 +16,9 @@ const WORKER_HEAP_RATIO = 4;
 const WORKER_HEAP_MIN_MIB = 128;
 const WORKER_HEAP_MAX_MIB = 4096;
 
+/** V8's flag for the old space's growth between full collections, in percent; 0 is V8's own growth. */
+const GROWTH_FLAG = '--heap-growing-percent';
+
 /** Flags that size the heap: when the operator passes one (NODE_OPTIONS or node's arguments), theirs wins. */
 const HEAP_SIZE_FLAG = /^--(max-old-space-size|max-heap-size|max_old_space_size|max_heap_size)(=|$)/;
 
@@ -64,7 +67,7 @@ export function applyHeapPolicy(percent: number): HeapPolicy {
 
 /** The V8 flag applyHeapPolicy sets for a heap limit of `limitBytes`, if any. */
 export function heapGrowthFlag(percent: number, limitBytes: number): string | undefined {
-  return percent > 0 && limitBytes >= GENEROUS_GROWTH_FROM_BYTES ? `--heap-growing-percent=${percent}` : undefined;
+  return percent > 0 && limitBytes >= GENEROUS_GROWTH_FROM_BYTES ? `${GROWTH_FLAG}=${percent}` : undefined;
 }
 
 /**
@@ -72,5 +75,5 @@ export function heapGrowthFlag(percent: number, limitBytes: number): string | un
  * start's is refused, and the next start compiles before it sets the flag (src/process/compileCache.ts).
  */
 export function heapFlagAround(policy: HeapPolicy): readonly [string, string] | undefined {
-  return policy.growingPercent === undefined ? undefined : ['--heap-growing-percent=0', `--heap-growing-percent=${policy.growingPercent}`];
+  return policy.growingPercent === undefined ? undefined : [`${GROWTH_FLAG}=0`, `${GROWTH_FLAG}=${policy.growingPercent}`];
 }

@@ -157,7 +157,7 @@ async function forward(pool: Pool, req: IncomingMessage, method: string, path: s
     if (typeof value === 'string') headers[name] = value;
   }
   const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
-  const res = await pool.request({ method: method, path, headers, body });
+  const res = await pool.request({ method, path, headers, body });
   const contentType = res.headers['content-type'];
   return { status: res.statusCode, contentType: typeof contentType === 'string' ? contentType : undefined, body: Buffer.from(await res.body.arrayBuffer()) };
 }

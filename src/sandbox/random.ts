@@ -51,8 +51,8 @@ export function createRandom(seed: number | string): Random {
 
 function uuidFrom(next: () => number): string {
   const bytes = Array.from({ length: 16 }, () => Math.floor(next() * 256));
-  bytes[6] = ((bytes[6]) & 0x0f) | 0x40; // version 4
-  bytes[8] = ((bytes[8]) & 0x3f) | 0x80; // RFC 4122 variant
+  bytes[6] = (bytes[6] & 0x0f) | 0x40; // version 4
+  bytes[8] = (bytes[8] & 0x3f) | 0x80; // RFC 4122 variant
   const hex = bytes.map((b) => b.toString(16).padStart(2, '0')).join('');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

@@ -35,7 +35,7 @@ export function isWellFormedId(id: string): boolean {
 }
 
 /** `extensions.persistedQuery.sha256Hash` of a version-1 persisted query; other versions are Apollo's to refuse. */
-function persistedQueryOf(extensions: unknown): string | undefined {
+export function persistedQueryOf(extensions: unknown): string | undefined {
   if (typeof extensions !== 'object' || extensions === null) return undefined;
   const persisted = 'persistedQuery' in extensions ? extensions.persistedQuery : undefined;
   if (typeof persisted !== 'object' || persisted === null || !('version' in persisted) || !('sha256Hash' in persisted)) return undefined;

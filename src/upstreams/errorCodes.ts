@@ -3,8 +3,6 @@ import { POS_ERROR_CODES } from './pos/assumptions';
 import { RESERVATION_ERROR_CODES } from './reservation/errorCodes';
 import type { ServiceName } from './serviceName';
 
-export type { DocumentedCode } from './documentedCode';
-
 /** Each service numbers its errors its own way: a code means something only in its own service's table. */
 const BY_SERVICE: Readonly<Record<ServiceName, Readonly<Record<number, DocumentedCode>>>> = {
   reservation: RESERVATION_ERROR_CODES,

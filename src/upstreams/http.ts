@@ -88,6 +88,7 @@ export class UpstreamHttp {
    */
   call(req: IgnoredBodyRequest, context?: CallContext): Promise<void>;
   call<T>(req: UpstreamRequest<T>, context?: CallContext): Promise<T>;
+  call<T>(req: UpstreamRequest<T> | IgnoredBodyRequest, context?: CallContext): Promise<T | undefined>;
   call<T>(req: UpstreamRequest<T> | IgnoredBodyRequest, context: CallContext = {}): Promise<T | undefined> {
     if (req.signal?.aborted) return Promise.reject(deadlineError(this.service));
     const attempt = () => this.attempt(req, context);

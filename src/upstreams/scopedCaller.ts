@@ -1,6 +1,5 @@
 import type { ServiceCredentials } from '../credentials';
 import { MissingCredentialError } from '../errors/InputError';
-import { BODY_IGNORED } from './answer';
 import type { CallContext, CallScope, IgnoredBodyRequest, UpstreamHttp, UpstreamRequest } from './http';
 
 /** A request as a client writes it: the scope adds the headers, the deadline and its signal. */
@@ -30,11 +29,12 @@ export class ScopedCaller {
   /** `required`: the lower-cased credential headers the operation needs; without one, it is refused before any call. */
   call(required: readonly string[], req: ClientRequest<IgnoredBodyRequest>): Promise<void>;
   call<T>(required: readonly string[], req: ClientRequest<UpstreamRequest<T>>): Promise<T>;
-  call<T>(required: readonly string[], req: ClientRequest<UpstreamRequest<T>> | ClientRequest<IgnoredBodyRequest>): Promise<T | void> {
+  call<T>(required: readonly string[], req: ClientRequest<UpstreamRequest<T>> | ClientRequest<IgnoredBodyRequest>): Promise<T | undefined>;
+  call<T>(required: readonly string[], req: ClientRequest<UpstreamRequest<T>> | ClientRequest<IgnoredBodyRequest>): Promise<T | undefined> {
     const missing = this.credentials.missing(required);
     if (missing.length > 0) throw new MissingCredentialError(missing);
     const { sent, context } = (this.fixed ??= this.fix());
-    return req.response === BODY_IGNORED ? this.http.call({ ...req, ...sent, response: req.response }, context) : this.http.call({ ...req, ...sent }, context);
+    return this.http.call({ ...req, ...sent }, context);
   }
 
   private fix(): Fixed {

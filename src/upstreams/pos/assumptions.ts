@@ -50,7 +50,7 @@ export type PosTimestampUnit = 's' | 'ms';
  * chosen by the setting POS_TIMESTAMP_UNIT (src/config.ts), and read as the contract's DateTime (UTC, `+00:00`). A
  * value outside years 0000 to 9999 in that unit fails its field as `out_of_range`.
  */
-export const TIMESTAMP_OUT_OF_RANGE = 'out_of_range';
+const TIMESTAMP_OUT_OF_RANGE = 'out_of_range';
 
 /** A POS `*_at` field read as a DateTime in `unit`. */
 export function posDateTime(unit: PosTimestampUnit) {

@@ -90,8 +90,7 @@ export class ReservationClient {
 
   private call(operation: Operation, req: ClientRequest<IgnoredBodyRequest>): Promise<void>;
   private call<T>(operation: Operation, req: ClientRequest<UpstreamRequest<T>>): Promise<T>;
-  private call<T>(operation: Operation, req: ClientRequest<UpstreamRequest<T>> | ClientRequest<IgnoredBodyRequest>): Promise<T | void> {
-    const required = RESERVATION_REQUIRED_HEADERS[operation];
-    return req.response === BODY_IGNORED ? this.caller.call(required, { ...req, response: req.response }) : this.caller.call(required, req);
+  private call<T>(operation: Operation, req: ClientRequest<UpstreamRequest<T>> | ClientRequest<IgnoredBodyRequest>): Promise<T | undefined> {
+    return this.caller.call(RESERVATION_REQUIRED_HEADERS[operation], req);
   }
 }
