@@ -1,6 +1,7 @@
 import { ConfigError, ConfigSchema, loadConfig } from '../src/config';
 import { availableCores } from '../src/process/cores';
 import { readmeSection, tableRows, unquote } from './support/readme';
+import { thrownBy } from './support/failures';
 import { spawnGateway } from './support/gatewayProcess';
 
 const REQUIRED = { RESERVATION_BASE_URL: 'http://reservation.test', POS_BASE_URL: 'http://pos.test/api' };
@@ -10,16 +11,6 @@ function documentedDefault(key: keyof typeof ConfigSchema.shape): string {
   const parsed = ConfigSchema.shape[key].safeParse(undefined);
   if (!parsed.success) return '(required)';
   return parsed.data === undefined ? '(none)' : String(parsed.data);
-}
-
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  throw new Error('loadConfig accepted the environment');
 }
 
 describe('config', () => {
@@ -70,7 +61,9 @@ describe('config', () => {
     const auto = loadConfig({ ...REQUIRED, WORKERS: 'auto' }).workers;
     expect(Number.isInteger(auto) && auto >= 1).toBe(true);
     expect(auto).toBe(availableCores());
-    for (const bad of ['0', '-1', '1.5', 'two', '1000']) expect(problemsOf({ ...REQUIRED, WORKERS: bad })).toEqual(['WORKERS: must be auto or a whole number of processes from 1 to 999']);
+    for (const bad of ['0', '-1', '1.5', 'two', '1000']) {
+      expect(thrownBy(ConfigError, () => loadConfig({ ...REQUIRED, WORKERS: bad })).problems).toEqual(['WORKERS: must be auto or a whole number of processes from 1 to 999']);
+    }
   });
 
   it('treats an empty variable as unset', () => {
@@ -78,7 +71,7 @@ describe('config', () => {
   });
 
   it('reports every bad or missing setting at once, each by its variable name', () => {
-    const problems = problemsOf({ PORT: 'abc', DRAIN_TIMEOUT_MS: '0', LOG_LEVEL: 'loud', OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://collector', NODE_ENV: 'staging' });
+    const problems = thrownBy(ConfigError, () => loadConfig({ PORT: 'abc', DRAIN_TIMEOUT_MS: '0', LOG_LEVEL: 'loud', OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://collector', NODE_ENV: 'staging' })).problems;
     const named = problems.map((p) => p.split(':')[0]);
     expect(named.sort()).toEqual(['DRAIN_TIMEOUT_MS', 'LOG_LEVEL', 'NODE_ENV', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'PORT', 'POS_BASE_URL', 'RESERVATION_BASE_URL']);
     expect(problems).toContain('RESERVATION_BASE_URL: is required');
@@ -86,7 +79,7 @@ describe('config', () => {
   });
 
   it('says what is wrong with a value without repeating it (it may hold a secret)', () => {
-    const problems = problemsOf({ ...REQUIRED, OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://user:s3cret-pass@collector', SHUTDOWN_DELAY_MS: '1.5' });
+    const problems = thrownBy(ConfigError, () => loadConfig({ ...REQUIRED, OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://user:s3cret-pass@collector', SHUTDOWN_DELAY_MS: '1.5' })).problems;
     expect(problems).toEqual(['SHUTDOWN_DELAY_MS: must be an integer', 'OTEL_EXPORTER_OTLP_ENDPOINT: must be an http(s) URL']);
   });
 
@@ -122,7 +115,7 @@ describe('config', () => {
   });
 
   it('refuses a headers timeout longer than the request timeout', () => {
-    expect(problemsOf({ ...REQUIRED, SERVER_HEADERS_TIMEOUT_MS: '40000' })).toEqual(['SERVER_HEADERS_TIMEOUT_MS: must not exceed SERVER_REQUEST_TIMEOUT_MS (30000)']);
+    expect(thrownBy(ConfigError, () => loadConfig({ ...REQUIRED, SERVER_HEADERS_TIMEOUT_MS: '40000' })).problems).toEqual(['SERVER_HEADERS_TIMEOUT_MS: must not exceed SERVER_REQUEST_TIMEOUT_MS (30000)']);
   });
 
   describe('the real process (npm start)', () => {

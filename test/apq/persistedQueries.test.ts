@@ -1,10 +1,8 @@
-import { createHash } from 'node:crypto';
 import Redis from 'ioredis';
 import { SAMPLE } from '../../src/sandbox';
+import { sha256Hex } from '../../src/sha256';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import { LA_TERRAZZA, startStack, type Stack } from '../support/stack';
-
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** Posts an APQ request: the hash alone, or the hash with the query text to register it. */
 async function apq(stack: Stack, query: string, withText: boolean) {
@@ -13,7 +11,7 @@ async function apq(stack: Stack, query: string, withText: boolean) {
     headers: { 'content-type': 'application/json', ...LA_TERRAZZA },
     body: JSON.stringify({
       ...(withText ? { query } : {}),
-      extensions: { persistedQuery: { version: 1, sha256Hash: sha256(query) } },
+      extensions: { persistedQuery: { version: 1, sha256Hash: sha256Hex(query) } },
     }),
   });
   return (await res.json()) as { data?: Record<string, unknown>; errors?: Array<{ extensions?: { code?: string } }> };
@@ -42,7 +40,7 @@ describe('automatic persisted queries', () => {
       const res = await fetch(`${stack.url}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...LA_TERRAZZA },
-        body: JSON.stringify({ query: employeesQuery(3), extensions: { persistedQuery: { version: 1, sha256Hash: sha256('something else') } } }),
+        body: JSON.stringify({ query: employeesQuery(3), extensions: { persistedQuery: { version: 1, sha256Hash: sha256Hex('something else') } } }),
       });
       expect(res.status).toBe(400);
     });
@@ -74,8 +72,8 @@ describe('automatic persisted queries', () => {
 
       const client = new Redis(redis.url);
       try {
-        expect(await client.get(`tablegraph:apq:apq:${sha256(query)}`)).toBe(query);
-        expect(await client.ttl(`tablegraph:apq:apq:${sha256(query)}`)).toBeGreaterThan(0);
+        expect(await client.get(`tablegraph:apq:apq:${sha256Hex(query)}`)).toBe(query);
+        expect(await client.ttl(`tablegraph:apq:apq:${sha256Hex(query)}`)).toBeGreaterThan(0);
       } finally {
         client.disconnect();
       }

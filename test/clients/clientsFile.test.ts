@@ -4,19 +4,10 @@ import { join } from 'node:path';
 import { clientsDirectory, DEFAULT_POLICIES, loadClientsFile } from '../../src/clients/clientsFile';
 import { ConfigError } from '../../src/config';
 import { sha256Hex } from '../../src/sha256';
+import { thrownBy } from '../support/failures';
 import { spawnGateway } from '../support/gatewayProcess';
 
 const HASH = sha256Hex('k');
-
-function problemsOf(raw: unknown): string[] {
-  try {
-    clientsDirectory(raw);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  throw new Error('no error');
-}
 
 function fileWith(name: string, text: string): string {
   const path = join(mkdtempSync(join(tmpdir(), 'tablegraph-clients-')), name);
@@ -41,14 +32,16 @@ describe('clientsFile', () => {
   });
 
   it('names every problem at once, by its place in the file', () => {
-    const problems = problemsOf({
-      clients: [
-        { name: 'acme', audience: 'partner' },
-        { name: 'acme', audience: 'partner', keySha256: 'my-plain-key' },
-        { name: 'web', audience: 'first-party', keySha256: HASH, policy: { burst: 0, colour: 'red' } },
-        { name: 'bad name!', audience: 'robot' },
-      ],
-    });
+    const { problems } = thrownBy(ConfigError, () =>
+      clientsDirectory({
+        clients: [
+          { name: 'acme', audience: 'partner' },
+          { name: 'acme', audience: 'partner', keySha256: 'my-plain-key' },
+          { name: 'web', audience: 'first-party', keySha256: HASH, policy: { burst: 0, colour: 'red' } },
+          { name: 'bad name!', audience: 'robot' },
+        ],
+      }),
+    );
     expect(problems).toEqual(
       expect.arrayContaining([
         'CLIENTS_FILE clients[0].keySha256: is required for a partner',
@@ -64,7 +57,8 @@ describe('clientsFile', () => {
   });
 
   it('refuses a burst below the rate, naming the client', () => {
-    expect(problemsOf({ clients: [{ name: 'web', audience: 'first-party', policy: { requestsPerSecond: 10, burst: 5 } }] })).toEqual([
+    const raw = { clients: [{ name: 'web', audience: 'first-party', policy: { requestsPerSecond: 10, burst: 5 } }] };
+    expect(thrownBy(ConfigError, () => clientsDirectory(raw)).problems).toEqual([
       'CLIENTS_FILE clients[0]: burst (5) must be at least requestsPerSecond (10)',
     ]);
   });

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SAMPLE } from '../../src/sandbox';
@@ -12,8 +12,9 @@ import { MANIFEST_PATH, byPersistedQuery, operation } from '../trustedDocuments/
  * the log line's `execution: compiled` tells which path served it.
  */
 const FRUGAL_KEY = 'frugal-compiled-path-key';
-const clientsFile = (): string => {
-  const path = join(mkdtempSync(join(tmpdir(), 'tablegraph-compiled-')), 'clients.yaml');
+/** Writes the clients file of both gateways into `dir`; gives its path. */
+const clientsFile = (dir: string): string => {
+  const path = join(dir, 'clients.yaml');
   writeFileSync(
     path,
     `clients:
@@ -44,13 +45,22 @@ describe('the compiled path', () => {
   let compiled: Stack;
   let apollo: Stack;
   let sent = 0;
+  /** The temporary directory of the clients file, removed after the tests. */
+  let dir: string | undefined;
   beforeAll(async () => {
-    const env = { TRUSTED_DOCUMENTS: MANIFEST_PATH, CLIENTS_FILE: clientsFile(), MAX_UPSTREAM_CALLS: '40' };
+    dir = mkdtempSync(join(tmpdir(), 'tablegraph-compiled-'));
+    const env = { TRUSTED_DOCUMENTS: MANIFEST_PATH, CLIENTS_FILE: clientsFile(dir), MAX_UPSTREAM_CALLS: '40' };
     // One "now" for both sandboxes: their records' timestamps are made from it, and the bodies are compared whole.
     const sandbox = { now: new Date() };
     [compiled, apollo] = await Promise.all([startStack({ sandbox, env }), startStack({ sandbox, env: { ...env, COMPILED_PATH: 'false' } })]);
   });
-  afterAll(() => Promise.all([compiled.close(), apollo.close()]));
+  afterAll(async () => {
+    try {
+      await Promise.all([compiled.close(), apollo.close()]);
+    } finally {
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   /** Sends the same request to both gateways; gives both answers, the log lines without their timings. */
   async function both(body: unknown, headers: Record<string, string> = {}): Promise<[Exchange, Exchange]> {
@@ -132,6 +142,11 @@ describe('the compiled path', () => {
   });
 
   it('counts every operation in the same metrics, with the same outcome and client figures', async () => {
+    // Traffic of its own, so the test stands alone: an operation the compiled path serves, and one Apollo refuses.
+    const [served] = await both(byPersistedQuery(operation('Staff').id));
+    const [refused] = await both(byPersistedQuery(operation('StaffList').id, { perPage: 'many' }));
+    expect([served.status, served.log.execution]).toEqual([200, 'compiled']);
+    expect(refused.status).toBeGreaterThanOrEqual(400);
     const counted = async (stack: Stack) =>
       (await (await fetch(`${stack.url}/metrics`)).text())
         .split('\n')

@@ -1,18 +1,12 @@
 import { InputError } from '../../src/errors';
 import { CreateOffDayArgs } from '../../src/inputs/offDay';
 import { parseArgs } from '../../src/inputs/parse';
+import { thrownBy } from '../support/failures';
 
 const CENTER = '3f2504e0-4f89-11d3-9a0c-0305e82c3301';
 
-function refusalOf(input: Record<string, unknown>): InputError {
-  try {
-    parseArgs(CreateOffDayArgs, { input: { revenueCenterId: CENTER, date: '2026-12-24T00:00', ...input } });
-  } catch (err) {
-    if (err instanceof InputError) return err;
-    throw err;
-  }
-  throw new Error('expected an InputError');
-}
+/** The arguments of an off day at CENTER on Christmas Eve, with `input` over them. */
+const offDay = (input: Record<string, unknown>) => ({ input: { revenueCenterId: CENTER, date: '2026-12-24T00:00', ...input } });
 
 describe('CreateOffDayArgs', () => {
   it('maps a partial off day to the upstream body', () => {
@@ -30,10 +24,10 @@ describe('CreateOffDayArgs', () => {
     [{ days: [1, -1] }, 'input.days[1]', 'must not be negative'],
     [{ childRevenueCenterIds: ['nope'] }, 'input.childRevenueCenterIds[0]', 'must be a UUID'],
   ])('refuses %p naming %s', (input, field, message) => {
-    expect(refusalOf(input)).toMatchObject({ field, message: `${field}: ${message}` });
+    expect(thrownBy(InputError, () => parseArgs(CreateOffDayArgs, offDay(input)))).toMatchObject({ field, message: `${field}: ${message}` });
   });
 
   it('refuses a malformed locale tag of a translation, naming it', () => {
-    expect(refusalOf({ translations: [{ locale: 'not a tag', text: 'Closed' }] }).field).toBe('input.translations[0].locale');
+    expect(thrownBy(InputError, () => parseArgs(CreateOffDayArgs, offDay({ translations: [{ locale: 'not a tag', text: 'Closed' }] }))).field).toBe('input.translations[0].locale');
   });
 });

@@ -1,16 +1,7 @@
 import { z } from 'zod';
 import { InputError } from '../../src/errors';
 import { opt, pageArgs, parseArgs, uuidArg } from '../../src/inputs/parse';
-
-function refusalOf(run: () => unknown): InputError {
-  try {
-    run();
-  } catch (err) {
-    if (err instanceof InputError) return err;
-    throw err;
-  }
-  throw new Error('expected an InputError');
-}
+import { thrownBy } from '../support/failures';
 
 describe('parseArgs', () => {
   const Args = z.object({ input: z.object({ ids: z.array(uuidArg), note: opt(z.string()) }) });
@@ -21,14 +12,14 @@ describe('parseArgs', () => {
   });
 
   it('names the argument path of the first problem, list indexes in brackets', () => {
-    const err = refusalOf(() => parseArgs(Args, { input: { ids: ['3f2504e0-4f89-11d3-9a0c-0305e82c3301', 'nope'] } }));
+    const err = thrownBy(InputError, () => parseArgs(Args, { input: { ids: ['3f2504e0-4f89-11d3-9a0c-0305e82c3301', 'nope'] } }));
     expect(err.field).toBe('input.ids[1]');
     expect(err.message).toBe('input.ids[1]: must be a UUID');
     expect(err.extensions.code).toBe('BAD_USER_INPUT');
   });
 
   it('names no field when the arguments as a whole are wrong', () => {
-    const err = refusalOf(() => parseArgs(z.string(), 42));
+    const err = thrownBy(InputError, () => parseArgs(z.string(), 42));
     expect(err.field).toBeUndefined();
     expect(err.message).toMatch(/^input: /);
   });
@@ -42,7 +33,7 @@ describe('pageArgs', () => {
     [{ page: 1, perPage: 0 }, 'perPage', 'must be between 1 and 100'],
     [{ page: 1, perPage: 101 }, 'perPage', 'must be between 1 and 100'],
   ])('refuses %p naming %s', (args, field, message) => {
-    expect(refusalOf(() => parseArgs(Page, args))).toMatchObject({ field, message: `${field}: ${message}` });
+    expect(thrownBy(InputError, () => parseArgs(Page, args))).toMatchObject({ field, message: `${field}: ${message}` });
   });
 
   it('accepts the contract range, 1 to 100 per page', () => {

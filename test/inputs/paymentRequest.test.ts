@@ -1,18 +1,9 @@
 import { InputError } from '../../src/errors';
 import { parseArgs } from '../../src/inputs/parse';
 import { UpdatePaymentRequestArgs } from '../../src/inputs/paymentRequest';
+import { thrownBy } from '../support/failures';
 
 const ID = '3f2504e0-4f89-11d3-9a0c-0305e82c3301';
-
-function fieldOf(input: Record<string, unknown>): string | undefined {
-  try {
-    parseArgs(UpdatePaymentRequestArgs, { input: { id: ID, ...input } });
-  } catch (err) {
-    if (err instanceof InputError) return err.field;
-    throw err;
-  }
-  throw new Error('expected an InputError');
-}
 
 describe('UpdatePaymentRequestArgs', () => {
   it('maps the input to the upstream body: the amount as a JSON number, the phone without its plus', () => {
@@ -31,6 +22,6 @@ describe('UpdatePaymentRequestArgs', () => {
     ['a lower-case language', { language: 'en' }, 'input.language'],
     ['an expiry of 0', { expirationTime: 0 }, 'input.expirationTime'],
   ])('refuses %s, naming the field', (_what, input, field) => {
-    expect(fieldOf(input)).toBe(field);
+    expect(thrownBy(InputError, () => parseArgs(UpdatePaymentRequestArgs, { input: { id: ID, ...input } })).field).toBe(field);
   });
 });

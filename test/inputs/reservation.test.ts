@@ -1,19 +1,10 @@
 import { InputError } from '../../src/errors';
 import { parseArgs } from '../../src/inputs/parse';
 import { CreateCalendarReservationArgs, CreateReservationArgs } from '../../src/inputs/reservation';
+import { thrownBy } from '../support/failures';
 
 const CENTER = '3f2504e0-4f89-11d3-9a0c-0305e82c3301';
 const CUSTOMER = '6fa459ea-ee8a-3ca4-894e-db77e160355e';
-
-function fieldOf(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (err) {
-    if (err instanceof InputError) return err.field;
-    throw err;
-  }
-  throw new Error('expected an InputError');
-}
 
 describe('CreateReservationArgs', () => {
   it('maps the input to the upstream body: snake_case names, the upstream date form, nulls left out', () => {
@@ -39,7 +30,7 @@ describe('CreateReservationArgs', () => {
     ['a malformed e-mail', { customer: { firstName: 'Ada', email: 'ada@' } }, 'input.customer.email'],
   ])('refuses %s, naming the field', (_what, change, field) => {
     const input = { revenueCenterId: CENTER, date: '2026-11-21T19:30', ...change };
-    expect(fieldOf(() => parseArgs(CreateReservationArgs, { input }))).toBe(field);
+    expect(thrownBy(InputError, () => parseArgs(CreateReservationArgs, { input })).field).toBe(field);
   });
 });
 
@@ -57,6 +48,6 @@ describe('CreateCalendarReservationArgs', () => {
     ['a negative seat count', { occupiedSeatCount: -2 }, 'input.occupiedSeatCount'],
   ])('refuses %s, naming the field', (_what, change, field) => {
     const input = { revenueCenterId: CENTER, date: '2026-11-21T19:30', ...change };
-    expect(fieldOf(() => parseArgs(CreateCalendarReservationArgs, { input }))).toBe(field);
+    expect(thrownBy(InputError, () => parseArgs(CreateCalendarReservationArgs, { input })).field).toBe(field);
   });
 });

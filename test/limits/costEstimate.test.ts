@@ -27,6 +27,11 @@ describe('estimateRemembered', () => {
     }
     expect(estimateRemembered({ ...op, variables: { n: 3, date: '2026-01-01' } }).upstreamCalls).toBe(4);
     expect(estimateRemembered({ ...op, variables: { n: 7, date: '2026-01-01' } }).upstreamCalls).toBe(8);
+    // Walked once per set of values: equal values (in fresh objects) give the very estimate remembered, another
+    // value of the slicing variable $n a walk of its own.
+    const once = estimateRemembered({ ...op, variables: { n: 5, date: '2026-01-01' } });
+    expect(estimateRemembered({ ...op, variables: { n: 5, date: '2026-01-01' } })).toBe(once);
+    expect(estimateRemembered({ ...op, variables: { n: 6, date: '2026-01-01' } })).not.toBe(once);
   });
 
   it('never remembers a value JSON cannot name exactly, nor a long one', () => {

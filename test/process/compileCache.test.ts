@@ -2,13 +2,12 @@ import { buildSync } from 'esbuild';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { SAMPLE, startSandbox, type Sandbox } from '../../src/sandbox';
 import { bundleOptions } from '../../tools/bundle/main';
-import { ROOT, sleep, spawnGateway, type GatewayProcess } from '../support/gatewayProcess';
+import { ROOT, spawnGateway, type GatewayProcess } from '../support/gatewayProcess';
 import { LA_TERRAZZA } from '../support/stack';
+import { sendJson, startScriptedServer } from '../support/upstreamServer';
 
 /**
  * `npm start` runs the gateway as one bundle compiled with a V8 code cache (src/start.ts, src/process/compileCache.ts).
@@ -37,7 +36,7 @@ describe('npm start: the bundle and its compile cache', () => {
     buildSync(bundleOptions(BUNDLE));
     writeRun = spawnSync(process.execPath, [START, '--write-compile-cache'], { encoding: 'utf8', env: { PATH: process.env.PATH }, timeout: 60_000 });
     sandbox = await startSandbox();
-  });
+  }, 120_000); // esbuild and a whole gateway start, on a shared machine
   afterEach(() => {
     gateway?.kill();
     gateway = undefined;
@@ -103,18 +102,9 @@ describe('npm start: the bundle and its compile cache', () => {
   });
 
   it('traces with the OTLP exporter, whose dynamic import the bundle writes as a require', async () => {
-    const exported: string[] = [];
-    const collector = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d: Buffer) => (body += d.toString('utf8')));
-      req.on('end', () => {
-        exported.push(body);
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    const collector = await startScriptedServer((_req, res) => sendJson(res, 200, {}));
     try {
-      const { url, listening } = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}` });
+      const { url, listening } = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.url });
       expect(listening.tracing).toBe(true);
       const res = await fetch(`${url}/graphql`, {
         method: 'POST',
@@ -123,11 +113,11 @@ describe('npm start: the bundle and its compile cache', () => {
       });
       expect(res.status).toBe(200);
       await stop();
-      const payload = exported.join('\n');
+      const payload = collector.requests.map((r) => r.body).join('\n');
       expect(payload).toContain('"name":"query Staff"');
       expect(payload).toContain('"name":"GET /employees"');
     } finally {
-      await new Promise<void>((resolve) => collector.close(() => resolve()));
+      await collector.close();
     }
   });
 
@@ -135,7 +125,7 @@ describe('npm start: the bundle and its compile cache', () => {
     const before = readFileSync(CACHE);
     const { listening } = await start({ NODE_OPTIONS: '--max-semi-space-size=32' });
     expect(listening.compileCache).toBe('compiled');
-    await sleep(1500); // past the moment a start that compiled the bundle writes its cache
+    await gateway!.waitForLog("compile cache kept: V8 refused it under this process's flags");
     await stop();
     expect(gateway?.logs().some((l) => l.msg === 'compile cache written')).toBe(false);
     expect(readFileSync(CACHE).equals(before)).toBe(true);
@@ -145,5 +135,5 @@ describe('npm start: the bundle and its compile cache', () => {
     expect(check()).toBe(`warning: V8 refuses the compile cache of ${BUNDLE}; starts compile the bundle from its source\n`);
     expect(spawnSync(process.execPath, [START, '--write-compile-cache'], { encoding: 'utf8', env: { ...env, WORKERS: '2' }, timeout: 60_000 }).status).toBe(0);
     expect(check()).toBe(`compile cache: a fresh start of ${BUNDLE} uses it\n`);
-  });
+  }, 120_000); // three more processes, each allowed 60 s
 });

@@ -2,7 +2,7 @@ import { UpstreamError } from '../../src/errors';
 import { Check } from '../../src/resolvers/Check';
 import { EmployeePage } from '../../src/resolvers/EmployeePage';
 import { POS_SCHEMAS } from '../../src/upstreams/pos/dto';
-import { UpstreamRecord, type Deviation } from '../../src/upstreams/record';
+import { UpstreamRecord, type Deviation, type Shape } from '../../src/upstreams/record';
 import { checkRecord, employeeRecord, pageMeta } from '../support/fixtures';
 import { recordOrigin, resolveField } from '../support/resolvers';
 
@@ -17,13 +17,25 @@ function getter(record: object, name: string): unknown {
 
 describe('Check', () => {
   it('renames the upstream lists to the contract names', () => {
-    const record = check();
     const raw = checkRecord();
+    const record = check(raw);
     expect([Check.discounts, Check.payments, Check.items, Check.offers].map((r) => (resolveField(r, record) as unknown[]).length)).toEqual([
       raw.check_discounts.length,
       raw.check_payments.length,
       raw.check_items.length,
       raw.check_offers.length,
+    ]);
+    // Each list is one element long, so the lengths alone would not tell two lists apart: their elements' ids do.
+    const firstId = (resolver: unknown): unknown => {
+      const [first] = resolveField(resolver, record) as unknown[];
+      expect(first).toBeInstanceOf(UpstreamRecord);
+      return (first as UpstreamRecord<Shape>).read('id');
+    };
+    expect([Check.discounts, Check.payments, Check.items, Check.offers].map(firstId)).toEqual([
+      raw.check_discounts[0].id,
+      raw.check_payments[0].id,
+      raw.check_items[0].id,
+      raw.check_offers[0].id,
     ]);
     expect(resolveField(Check.serviceCharge, check({ check_service_charge: null }))).toBeNull();
   });

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { UpstreamError } from '../../src/errors';
+import { UpstreamError } from '../../src/errors';
 import { UpstreamHttp, type CallScope, type UpstreamCallRecord } from '../../src/upstreams/http';
 import type { ServiceName } from '../../src/upstreams/serviceName';
+import { thrownBy } from './failures';
 import { sendJson, startScriptedServer, type ScriptedHandler, type ScriptedServer } from './upstreamServer';
 
 /** Ids a client must refuse before any call: each would reach another path or host if put in a path unchecked. */
@@ -74,12 +75,7 @@ export function clientHarness(service: ServiceName): ClientHarness {
   return harness;
 }
 
-/** The UpstreamError a synchronous run throws (a refusal before any call). */
+/** The UpstreamError a synchronous run throws (a refusal before any call); any other error is rethrown. */
 export function catchError(run: () => unknown): UpstreamError {
-  try {
-    run();
-  } catch (err) {
-    return err as UpstreamError;
-  }
-  throw new Error('expected an error');
+  return thrownBy(UpstreamError, run);
 }

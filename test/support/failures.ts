@@ -10,3 +10,17 @@ export async function failureOf(promise: Promise<unknown>): Promise<UpstreamErro
   }
   throw new Error('expected the call to fail with an UpstreamError');
 }
+
+/**
+ * The error a synchronous run throws, when it is an instance of `type`; rethrows any other error, and fails the test
+ * when the run throws nothing.
+ */
+export function thrownBy<E>(type: abstract new (...args: never[]) => E, run: () => unknown): E {
+  try {
+    run();
+  } catch (err) {
+    if (err instanceof type) return err;
+    throw err;
+  }
+  throw new Error(`expected the run to throw a ${type.name}`);
+}

@@ -3,21 +3,12 @@ import { UpstreamError } from '../../src/errors';
 import { checkStatus, readBody } from '../../src/upstreams/answer';
 import { NOT_JSON } from '../../src/upstreams/record';
 import type { Answer } from '../../src/upstreams/transport';
+import { thrownBy } from '../support/failures';
 
 const Ok = z.object({ ok: z.boolean() });
 
 function answer(status: number, text = '', headers: Answer['headers'] = {}): Answer {
   return { status, headers, text };
-}
-
-function thrown(run: () => unknown): UpstreamError {
-  try {
-    run();
-  } catch (err) {
-    if (err instanceof UpstreamError) return err;
-    throw err;
-  }
-  throw new Error('expected an UpstreamError');
 }
 
 describe('checkStatus', () => {
@@ -26,24 +17,24 @@ describe('checkStatus', () => {
   });
 
   it('refuses a redirect as a bad response, since the gateway never follows one', () => {
-    expect(thrown(() => checkStatus('pos', answer(302), []))).toMatchObject({ failure: 'bad_response', status: 302 });
+    expect(thrownBy(UpstreamError, () => checkStatus('pos', answer(302), []))).toMatchObject({ failure: 'bad_response', status: 302 });
   });
 
   it('reads the error code, the safe message and Retry-After of an error answer', () => {
-    const err = thrown(() => checkStatus('reservation', answer(503, '{"errors":[{"message":"Busy","code":"7"}]}', { 'retry-after': '2' }), []));
+    const err = thrownBy(UpstreamError, () => checkStatus('reservation', answer(503, '{"errors":[{"message":"Busy","code":"7"}]}', { 'retry-after': '2' }), []));
     expect(err).toMatchObject({ failure: 'status', status: 503, upstreamCode: 7, upstreamMessage: 'Busy', retryAfterMs: 2000 });
   });
 
   it('drops a message quoting a secret of the call, by its value or its credential part, whatever the case', () => {
     const secrets = ['Bearer api-secret-key', '4821'];
     for (const message of ['bad key API-SECRET-KEY', 'pin 4821 locked']) {
-      const err = thrown(() => checkStatus('reservation', answer(401, JSON.stringify({ errors: [{ message, code: 960 }] })), secrets));
+      const err = thrownBy(UpstreamError, () => checkStatus('reservation', answer(401, JSON.stringify({ errors: [{ message, code: 960 }] })), secrets));
       expect(err).toMatchObject({ upstreamCode: 960, upstreamMessage: undefined });
     }
   });
 
   it('looks for no secret shorter than a PIN, which any text would seem to quote', () => {
-    const err = thrown(() => checkStatus('reservation', answer(422, '{"errors":[{"message":"Amount is invalid","code":822}]}'), ['a', 'is']));
+    const err = thrownBy(UpstreamError, () => checkStatus('reservation', answer(422, '{"errors":[{"message":"Amount is invalid","code":822}]}'), ['a', 'is']));
     expect(err.upstreamMessage).toBe('Amount is invalid');
   });
 });
@@ -51,11 +42,11 @@ describe('checkStatus', () => {
 describe('readBody', () => {
   it('checks a body against its zod schema, naming the field that breaks it', () => {
     expect(readBody('pos', { response: Ok }, answer(200, '{"ok":true}'))).toEqual({ ok: true });
-    expect(thrown(() => readBody('pos', { response: Ok }, answer(200, '{"ok":"yes"}'))).detail).toMatch(/^field ok: /);
+    expect(thrownBy(UpstreamError, () => readBody('pos', { response: Ok }, answer(200, '{"ok":"yes"}'))).detail).toMatch(/^field ok: /);
   });
 
   it('refuses an empty body unless the operation says what it becomes', () => {
-    expect(thrown(() => readBody('pos', { response: Ok }, answer(200, '  ')))).toMatchObject({ failure: 'bad_response', detail: 'the body is empty' });
+    expect(thrownBy(UpstreamError, () => readBody('pos', { response: Ok }, answer(200, '  ')))).toMatchObject({ failure: 'bad_response', detail: 'the body is empty' });
     expect(readBody('pos', { response: Ok, onEmpty: () => null }, answer(204))).toBeNull();
   });
 
@@ -63,6 +54,6 @@ describe('readBody', () => {
     const seen: unknown[] = [];
     readBody('pos', { response: (body) => seen.push(body) }, answer(200, '<html>'));
     expect(seen).toEqual([NOT_JSON]);
-    expect(thrown(() => readBody('pos', { response: Ok }, answer(200, '<html>'))).detail).toBe('the body is not JSON');
+    expect(thrownBy(UpstreamError, () => readBody('pos', { response: Ok }, answer(200, '<html>'))).detail).toBe('the body is not JSON');
   });
 });
