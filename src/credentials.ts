@@ -29,6 +29,12 @@ const DOCUMENTED_HEADERS: readonly string[] = Object.values(CREDENTIAL_HEADERS)
 /** Lower-cased documented name → lower-cased other spelling. */
 const OTHER_SPELLING = new Map(Object.entries(OTHER_SPELLINGS).map(([documented, other]) => [documented.toLowerCase(), other.toLowerCase()]));
 
+/** A credential header's lower-cased documented name with its other spelling, if it has one: `employee_token (or Employee-Token)`. */
+export function spellingsOf(lowerName: string): string {
+  const other = Object.entries(OTHER_SPELLINGS).find(([documented]) => documented.toLowerCase() === lowerName)?.[1];
+  return other === undefined ? lowerName : `${lowerName} (or ${other})`;
+}
+
 /** Every credential header name a client may send, both spellings, lower-cased: for log redaction and the no-forwarding rule. */
 export const ALL_CREDENTIAL_HEADERS: readonly string[] = [...DOCUMENTED_HEADERS, ...OTHER_SPELLING.values()];
 

@@ -115,7 +115,8 @@ describe('mutations through the gateway', () => {
       const input = { revenueCenterId: lt().revenueCenterIds[0], date: '2099-12-26 20:00' };
       const res = await stack.gql(mutation, { input }, headers);
       expect(res.body.errors![0].extensions).toMatchObject({ code: 'UNAUTHENTICATED' });
-      expect(res.body.errors![0].message).toContain('store_pin_code');
+      expect(res.body.errors![0].message).toBe('Missing credential header: store_pin_code (or Store-Pin-Code)');
+      expect(res.body.errors![0].extensions).toMatchObject({ headers: ['store_pin_code'] });
       expect(stack.sandbox.requests).toHaveLength(0);
     });
   });
