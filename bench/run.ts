@@ -118,7 +118,7 @@ async function main(): Promise<void> {
  */
 function gatewayEnv(pair: UpstreamPair): Record<string, string> {
   // Trusted documents in the default mode (log), as a production gateway serving apps by id runs.
-  const env: Record<string, string> = { NODE_ENV: 'production', RESERVATION_BASE_URL: pair.reservationUrl, POS_BASE_URL: pair.posUrl, SHUTDOWN_DELAY_MS: '0', TRUSTED_DOCUMENTS: TRUSTED_MANIFEST };
+  const env: Record<string, string> = { NODE_ENV: 'production', SINGLE_REPLICA: 'true', RESERVATION_BASE_URL: pair.reservationUrl, POS_BASE_URL: pair.posUrl, SHUTDOWN_DELAY_MS: '0', TRUSTED_DOCUMENTS: TRUSTED_MANIFEST };
   // autocannon keeps sending on a connection the server asked to close (`connection: close` after
   // SERVER_MAX_REQUESTS_PER_SOCKET requests), and Node answers those 503; a real client opens a new connection.
   env.SERVER_MAX_REQUESTS_PER_SOCKET = '0';

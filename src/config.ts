@@ -78,7 +78,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     // zod 4 leaves the input out of its issues, so "missing" is told from the environment itself. Values are never
     // echoed: a malformed one may still hold a secret.
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${input[String(i.path[0])] === undefined ? 'is required' : problemOf(i)}`));
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${problemOf(i, input[String(i.path[0])] === undefined)}`));
   }
   const e = parsed.data;
   return deepFreeze({
@@ -138,7 +138,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   });
 }
 
-function problemOf(issue: z.core.$ZodIssue): string {
+/** What is wrong with a setting: a rule across settings says it in its own words; a missing one "is required". */
+function problemOf(issue: z.core.$ZodIssue, missing: boolean): string {
+  if (issue.code === 'custom') return issue.message;
+  if (missing) return 'is required';
   if (issue.code !== 'invalid_type') return issue.message;
   return issue.expected === 'int' ? 'must be an integer' : `must be a ${issue.expected}`;
 }

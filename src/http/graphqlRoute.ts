@@ -2,6 +2,7 @@ import { HeaderMap, type ApolloServer, type HTTPGraphQLRequest } from '@apollo/s
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { QueryLimits } from '../config';
 import { requestIdFrom, type GatewayContext } from '../context';
+import { credentialSpellingConflict } from '../credentials';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../observability/metrics';
 import { withOperationSpan } from '../observability/tracing';
@@ -150,6 +151,13 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
       return refuse(400, limits.maxBatchSize > 0 ? `A batch may hold at most ${limits.maxBatchSize} operations` : 'Batched requests are not accepted');
     }
     const request: GraphqlRequest = { method: req.method, url, header: (name) => firstHeader(req, name), incomingHeaders: req.headers, body, requestId, started, logFields, upstreamCalls: [] };
+    // One credential header under both spellings with different values: refused before any step or upstream call.
+    const conflict = credentialSpellingConflict(request.header);
+    if (conflict !== undefined) {
+      const response = refusal(400, 'BAD_USER_INPUT', conflict);
+      write(res, response);
+      return logUnseen(request, response);
+    }
     // The server span covers the steps too, so a refusal or a replay is traced like an execution.
     const response = await withOperationSpan({ method: req.method, headers: req.headers }, () => pipeline(request));
     if (!response.reachedPlugins) logUnseen(request, response);

@@ -26,7 +26,7 @@ describe('benchmark baseline', () => {
     upstreams = await startBenchUpstreams({ now: benchNow(), slowDelayMs: 5 });
     const manifest = join(mkdtempSync(join(tmpdir(), 'tablegraph-bench-')), 'trusted-documents.json');
     writeFileSync(manifest, benchManifest());
-    const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', RESERVATION_BASE_URL: upstreams.fast.reservationUrl, POS_BASE_URL: upstreams.fast.posUrl, TRUSTED_DOCUMENTS: manifest });
+    const config = loadConfig({ NODE_ENV: 'production', SINGLE_REPLICA: 'true', LOG_LEVEL: 'silent', RESERVATION_BASE_URL: upstreams.fast.reservationUrl, POS_BASE_URL: upstreams.fast.posUrl, TRUSTED_DOCUMENTS: manifest });
     gateway = createGateway({ config, logger: createLogger({ level: 'silent' }) });
     await gateway.start();
     gatewayUrl = await listen(gateway.server);

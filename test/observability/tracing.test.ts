@@ -200,6 +200,7 @@ describe('tracing', () => {
 
     it('exports the spans over OTLP/HTTP, flushing them on shutdown', async () => {
       gateway = spawnGateway('src/main.ts', {
+        SINGLE_REPLICA: 'true',
         RESERVATION_BASE_URL: sandbox.reservationUrl,
         POS_BASE_URL: sandbox.posUrl,
         PORT: '0',

@@ -88,7 +88,8 @@ describe('the HTTP layer', () => {
       'x-forwarded-for': '203.0.113.9',
       'x-api-key': 'other-secret',
     };
-    const reservationHeaders = ['reservation-access-token', 'authorization', 'employee_token', 'store_pin_code', 'slug_name'];
+    // Under both spellings: the hyphenated ones go to no service as they came.
+    const reservationHeaders = ['reservation-access-token', 'authorization', 'employee_token', 'store_pin_code', 'slug_name', 'employee-token', 'store-pin-code', 'slug-name'];
 
     it('forwards each credential only to its own service and no other client header', async () => {
       const res = await stack.gql(
@@ -106,6 +107,7 @@ describe('the HTTP layer', () => {
       for (const r of byService('reservation')) {
         expect(r.headers['pos-access-token']).toBeUndefined();
         expect(r.headers['reservation-access-token']).toBe(LA_TERRAZZA['Reservation-Access-Token']);
+        for (const h of ['employee-token', 'store-pin-code', 'slug-name']) expect(r.headers[h]).toBeUndefined();
       }
       for (const r of stack.sandbox.requests) {
         expect(r.headers.cookie).toBeUndefined();
