@@ -1,6 +1,7 @@
 import type { UpstreamError } from '../errors/UpstreamError';
 import type { CircuitStateName } from './circuitBreaker';
 import type { ServiceName } from './serviceName';
+import type { ReadSource } from './sharedReads';
 import type { HttpMethod } from './transport';
 
 /** What one upstream call did, for the per-request log and metrics. */
@@ -18,6 +19,30 @@ export interface UpstreamCallRecord {
    * wireSignal.ts). False when it failed before: a refused connection, a connect timeout, a deadline already past.
    */
   sent?: boolean;
+  /**
+   * `upstream`: a call this request made (each attempt one record). `joined`: a GET another request had in flight,
+   * waited for (`durationMs` is the wait). `cache`: a kept answer (src/upstreams/sharedReads.ts). Only `upstream`
+   * records are calls, for the budgets, the breaker and `tablegraph_upstream_calls_total`.
+   */
+  source: ReadSource;
+  /** A kept answer's age, ms, when `source` is `cache`. */
+  ageMs?: number;
+}
+
+/** The upstream calls among a request's records: what its budgets are charged (joined and kept reads are not calls). */
+export function upstreamCallCount(records: readonly UpstreamCallRecord[]): number {
+  let calls = 0;
+  for (const record of records) if (record.source === 'upstream') calls += 1;
+  return calls;
+}
+
+/** The `Age` of a response, whole seconds: the oldest kept answer among its records; undefined when it used none. */
+export function oldestCachedAgeSeconds(records: readonly UpstreamCallRecord[]): number | undefined {
+  let oldest: number | undefined;
+  for (const record of records) {
+    if (record.source === 'cache' && record.ageMs !== undefined) oldest = Math.max(oldest ?? 0, record.ageMs);
+  }
+  return oldest === undefined ? undefined : Math.floor(oldest / 1000);
 }
 
 /**
