@@ -303,18 +303,10 @@ function scopeOf(key: ReadKey): string {
 function waitFor<T>(promise: Promise<T>, signal: AbortSignal | undefined, onAbort: () => Error): Promise<T> {
   if (!signal) return promise;
   if (signal.aborted) return Promise.reject(onAbort());
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => reject(onAbort());
+  let abort!: () => void;
+  const aborted = new Promise<never>((_, reject) => {
+    abort = () => reject(onAbort());
     signal.addEventListener('abort', abort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', abort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', abort);
-        reject(err);
-      },
-    );
   });
+  return Promise.race([promise, aborted]).finally(() => signal.removeEventListener('abort', abort));
 }
