@@ -20,7 +20,8 @@ import { observabilityHooks } from './observability/upstreamHooks';
 import { openRedisConnection } from './redis/connection';
 import { createTrustedDocuments } from './trustedDocuments';
 import { combineEvents, createUpstreams, loggingHooks } from './upstreams';
-import { createSharedReads, type SharedReads } from './upstreams/sharedReads';
+import { createSharedReads } from './upstreams/readMarks';
+import type { SharedReads } from './upstreams/sharedReads';
 
 export interface GatewayDeps {
   config: Config;

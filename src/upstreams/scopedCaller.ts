@@ -1,7 +1,7 @@
 import type { ServiceCredentials } from '../credentials';
 import { MissingCredentialError } from '../errors/InputError';
 import type { CallContext, CallScope, IgnoredBodyRequest, UpstreamHttp, UpstreamRequest } from './http';
-import { credentialHash } from './sharedReads';
+import { credentialHash } from './readScope';
 
 /** A request as a client writes it: the scope adds the headers, the deadline and its signal. */
 export type ClientRequest<R> = Omit<R, 'headers' | 'signal' | 'deadline'>;

@@ -1,6 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { RedisConnection } from '../redis/connection';
 import { deadlineError } from './deadlineError';
 import type { ServiceName } from './serviceName';
 import type { Answer } from './transport';
@@ -55,7 +54,7 @@ interface InFlight {
   readonly answer: Promise<Answer>;
   readonly scope: string;
   readonly controller: AbortController;
-  /** Requests still waiting for it; when none is left, the call is aborted. */
+  /** Requests still waiting for it; when none is left before it settles, the call is aborted. */
   waiters: number;
   /** A write of its scope finished while it was in flight: later requests do not join it, and its answer is not kept. */
   stale: boolean;
@@ -71,7 +70,7 @@ interface Kept {
   scope: string;
 }
 
-/** Per-entry bytes besides the text: key, object and index overhead, so a flood of tiny answers is bounded too. */
+/** Per-entry bytes besides the text (key, object, index), so a flood of tiny answers is bounded too. */
 const ENTRY_OVERHEAD_BYTES = 256;
 
 /**
@@ -169,11 +168,10 @@ export class SharedReads {
     this.kept?.delete(entryKey(key));
   }
 
-  /** Bytes of kept answers, for tests and the docs' figures. */
+  /** Bytes of kept answers (what UPSTREAM_CACHE_MAX_MB bounds). */
   get keptBytes(): number {
     return this.kept?.calculatedSize ?? 0;
   }
-
   private start(id: string, scope: string, fetch: (signal: AbortSignal) => Promise<Answer>): InFlight {
     const controller = new AbortController();
     const readAt = this.now();
@@ -232,72 +230,9 @@ export class SharedReads {
   }
 }
 
-/** The Redis channel of the marks: `<instance id> <service> <credential hash>`. */
-export const READ_MARKS_CHANNEL = 'tablegraph:reads:marks';
-const MARK_MESSAGE = /^(\S+) ((?:reservation|pos) [0-9a-f]{64})$/;
-
-/**
- * The process's shared reads; with Redis, the marks of its writes are published on READ_MARKS_CHANNEL and those of
- * the other replicas applied as they arrive (within Redis's delivery time, well under 1 s). While Redis is away,
- * marks are local: another replica may serve an answer read before the write, at most the `max-age` asked for.
- */
-export function createSharedReads(options: Omit<SharedReadsOptions, 'onMark'> & { redis?: RedisConnection }): SharedReads {
-  const { redis } = options;
-  if (!redis) return new SharedReads(options);
-  const reads: SharedReads = new SharedReads({
-    ...options,
-    onMark: (scope) => {
-      // Fails fast while Redis is away (no offline queue): the mark stays local.
-      if (redis.available) redis.client.publish(READ_MARKS_CHANNEL, `${reads.instanceId} ${scope}`).catch(() => undefined);
-    },
-  });
-  redis.subscribe(READ_MARKS_CHANNEL, (message) => {
-    const mark = MARK_MESSAGE.exec(message);
-    if (mark && mark[1] !== reads.instanceId) reads.apply(mark[2]);
-  });
-  return reads;
-}
-
-/**
- * SHA-256 (hex) over the credential headers forwarded to one service on a call, in name order, each name and value
- * length-prefixed so no two different sets hash alike. The same values always hash alike, whoever sends them.
- */
-export function credentialHash(headers: Readonly<Record<string, string>>): string {
-  const hash = createHash('sha256');
-  for (const name of Object.keys(headers).sort()) {
-    const value = headers[name];
-    hash.update(`${name.length}:${name.toLowerCase()}=${value.length}:${value};`);
-  }
-  return hash.digest('hex');
-}
-
-/** The seconds of `Cache-Control: max-age=N` in a request's header (RFC 9111 §5.2.1), or 0 when no cached answer may be used. */
-export function requestMaxAgeSeconds(header: string | undefined): number {
-  if (!header) return 0;
-  let maxAge: number | undefined;
-  for (const part of header.split(',')) {
-    const [rawName, ...rest] = part.split('=');
-    const name = rawName.trim().toLowerCase();
-    // no-cache and no-store: the client wants what the upstream says now.
-    if (name === 'no-cache' || name === 'no-store') return 0;
-    if (name !== 'max-age') continue;
-    // Token or quoted-string form (§5.2: recipients accept both); anything else is no max-age at all.
-    const value = /^"?(\d+)"?$/.exec(rest.join('=').trim())?.[1];
-    if (value === undefined || rest.length === 0) return 0;
-    // A repeated directive is invalid (§4.2.1); the least staleness asked for is the safe reading.
-    const seconds = Math.min(Number(value), Number.MAX_SAFE_INTEGER);
-    maxAge = maxAge === undefined ? seconds : Math.min(maxAge, seconds);
-  }
-  return maxAge ?? 0;
-}
-
-function entryKey(key: ReadKey): string {
-  return `${key.service} ${key.credentialHash} GET ${key.target}`;
-}
-
-function scopeOf(key: ReadKey): string {
-  return `${key.service} ${key.credentialHash}`;
-}
+/** What a write marks (`<service> <credential hash>`), and a read's key within it. */
+const scopeOf = (key: ReadKey): string => `${key.service} ${key.credentialHash}`;
+const entryKey = (key: ReadKey): string => `${scopeOf(key)} GET ${key.target}`;
 
 /** `promise`, unless `signal` aborts first: then `onAbort()`'s error, leaving `promise` to others. */
 function waitFor<T>(promise: Promise<T>, signal: AbortSignal | undefined, onAbort: () => Error): Promise<T> {
