@@ -16,7 +16,8 @@ export interface UpstreamCallRecord {
   requestId?: string;
   /**
    * Whether the request was written to a connection, so that the service may have received it (src/upstreams/
-   * wireSignal.ts). False when it failed before: a refused connection, a connect timeout, a deadline already past.
+   * wireSignal.ts). False when it failed before: a refused connection, a connect timeout, a deadline already past;
+   * and for a joined or kept read, which this request never sent.
    */
   sent?: boolean;
   /**

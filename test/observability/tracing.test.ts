@@ -109,6 +109,17 @@ describe('tracing', () => {
     const operationSpans = () => spans().filter((s) => s.kind === SpanKind.SERVER);
     const upstreamSpans = () => spans().filter((s) => s.kind === SpanKind.CLIENT);
 
+    it('marks a read kept from an earlier answer with an event on the operation span, and makes no client span for it', async () => {
+      const query = `query OpenCheck { check(id: "${SAMPLE.laTerrazza.openCheckId}") { id } }`;
+      await stack.gql(query, undefined, { ...LA_TERRAZZA, 'cache-control': 'max-age=30' });
+      exporter.reset();
+      const kept = await stack.gql(query, undefined, { ...LA_TERRAZZA, 'cache-control': 'max-age=30' });
+      expect(kept.headers.get('age')).not.toBeNull();
+      expect(upstreamSpans()).toHaveLength(0);
+      const events = operationSpans()[0].events.filter((e) => e.name === 'upstream read');
+      expect(events.map((e) => e.attributes)).toEqual([{ 'tablegraph.upstream.service': 'pos', 'url.template': '/checks/:id', 'tablegraph.read.source': 'cache' }]);
+    });
+
     it('makes one span per GraphQL operation, named after it, and a child span per upstream call', async () => {
       const res = await stack.gql(`query Booking($id: ID!) { reservation(id: $id) { id check { id } } }`, { id: SAMPLE.laTerrazza.reservationWithCheckId });
       expect(res.body.errors).toBeUndefined();
