@@ -50,6 +50,8 @@ export type Config = Readonly<{
   workers: number;
   /** Old-space growth between full collections where V8 would allow 4× (src/process/heap.ts); 0: V8's own. */
   heapGrowingPercent: number;
+  /** Shared upstream reads (src/upstreams/sharedReads.ts): the longest `max-age` honoured (0: nothing kept) and the bytes kept. */
+  upstreamCache: Readonly<{ maxAgeSeconds: number; maxBytes: number }>;
 }>;
 
 export type QueryLimits = Readonly<{
@@ -135,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     workers: e.WORKERS,
     heapGrowingPercent: e.HEAP_GROWING_PERCENT,
+    upstreamCache: { maxAgeSeconds: e.UPSTREAM_CACHE_MAX_AGE_SECONDS, maxBytes: e.UPSTREAM_CACHE_MAX_MB * 1024 * 1024 },
   });
 }
 

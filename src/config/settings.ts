@@ -96,6 +96,8 @@ export const ConfigSchema = z.object({
     .transform((v) => (v === 'auto' ? availableCores() : Number(v)))
     .default(1),
   HEAP_GROWING_PERCENT: int(50).pipe(z.number().max(300)),
+  UPSTREAM_CACHE_MAX_AGE_SECONDS: int(30),
+  UPSTREAM_CACHE_MAX_MB: int(64),
 }).superRefine((e, ctx) => {
   if (e.SERVER_HEADERS_TIMEOUT_MS > e.SERVER_REQUEST_TIMEOUT_MS) {
     ctx.addIssue({ code: 'custom', path: ['SERVER_HEADERS_TIMEOUT_MS'], message: `must not exceed SERVER_REQUEST_TIMEOUT_MS (${e.SERVER_REQUEST_TIMEOUT_MS})` });

@@ -9,6 +9,7 @@ import type { GatewayMetrics } from '../observability/metrics';
 import { outcomeOfResult } from '../observability/operationOutcome';
 import { endOperationSpan, nameOperationSpan, recordingOperationSpan } from '../observability/plugins/tracingPlugin';
 import { isPlainObject } from '../upstreams/fieldPlan';
+import { upstreamCallCount } from '../upstreams/events';
 import { responseContentType } from './accept';
 import type { CompiledOperations } from './compiledOperations';
 import { asGraphQLError } from './jitExecution';
@@ -74,7 +75,7 @@ export function compiledPath(options: CompiledPathOptions): (request: GraphqlReq
       if (span) nameOperationSpan(span, operation.operation, compiled.name, false);
       if (state) clients?.cost.admitted(state, estimate);
       const result = await compiled.query.query(undefined, context, values);
-      if (state) clients?.cost.recordCalls(state, context.upstreamCalls.length);
+      if (state) clients?.cost.recordCalls(state, upstreamCallCount(context.upstreamCalls));
       const { data } = result;
       const formatted = result.errors ? formatErrors(result.errors.map(asGraphQLError), formatError) : undefined;
       // Apollo writes `JSON.stringify(result)`; without errors that is `data` in its envelope, written by the

@@ -6,6 +6,7 @@ import { credentialSpellingConflict } from '../credentials';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../observability/metrics';
 import { withOperationSpan } from '../observability/tracing';
+import { oldestCachedAgeSeconds } from '../upstreams/events';
 import type { UpstreamCallRecord } from '../upstreams/http';
 import { BodyTooLargeError, readBody } from './body';
 import { outcomeOfResult, type OperationOutcome } from '../observability/operationOutcome';
@@ -161,6 +162,9 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
     // The server span covers the steps too, so a refusal or a replay is traced like an execution.
     const response = await withOperationSpan({ method: req.method, headers: req.headers }, () => pipeline(request));
     if (!response.reachedPlugins) logUnseen(request, response);
+    // `Age` (RFC 9111 §5.1): the oldest kept upstream answer the response used; none when it used none.
+    const age = oldestCachedAgeSeconds(request.upstreamCalls ?? []);
+    if (age !== undefined) response.headers.set('age', String(age));
     write(res, response);
   };
 }

@@ -55,8 +55,11 @@ export function requestLogPlugin(): ApolloServerPlugin<GatewayContext> {
   };
 }
 
-/** What the log keeps of an upstream call: where, how it ended, how long; never headers or bodies. */
-export function callSummary(call: UpstreamCallRecord): { service: string; method: string; route: string; status: number | null; failure?: string; durationMs: number } {
+/**
+ * What the log keeps of an upstream read: where, how it ended, how long, and its source (`upstream`, `joined`,
+ * `cache`); never headers or bodies.
+ */
+export function callSummary(call: UpstreamCallRecord): { service: string; method: string; route: string; status: number | null; failure?: string; durationMs: number; source: string } {
   return {
     service: call.service,
     method: call.method,
@@ -64,6 +67,7 @@ export function callSummary(call: UpstreamCallRecord): { service: string; method
     status: call.status ?? null,
     ...(call.error ? { failure: call.error.failure } : {}),
     durationMs: roundMs(call.durationMs),
+    source: call.source,
   };
 }
 

@@ -5,6 +5,7 @@ import type { ClientMetrics } from '../clients/clientMetrics';
 import type { ClientRequestState } from '../clients/state';
 import type { GatewayContext } from '../context';
 import { ErrorCode } from '../errors/codes';
+import { upstreamCallCount } from '../upstreams/events';
 import { actualCost } from './actualCost';
 import { estimateOnce, type CostEstimate } from './costEstimate';
 
@@ -29,7 +30,7 @@ export interface ClientCostPolicy {
   refusal(state: ClientRequestState, resolved: ResolvedOperation, estimate: CostEstimate): GraphQLError | undefined;
   /** An admitted operation: its estimate on the log line and in the metrics. */
   admitted(state: ClientRequestState, estimate: CostEstimate): void;
-  /** The upstream calls the request made (every call, retries included), which the client policy step charges. */
+  /** The upstream calls the request made (every call, retries included; not joined or kept reads), which the client policy step charges. */
   recordCalls(state: ClientRequestState, calls: number): void;
   /** The actual cost of what was answered, for the metrics. */
   answered(state: ClientRequestState, resolved: ResolvedOperation, data: Record<string, unknown> | null | undefined): void;
@@ -79,7 +80,7 @@ export function clientCostLimitPlugin(policy: ClientCostPolicy): ApolloServerPlu
     async requestDidStart({ contextValue }) {
       const state = contextValue.client;
       if (!state) return;
-      const record = () => policy.recordCalls(state, contextValue.upstreamCalls.length);
+      const record = () => policy.recordCalls(state, upstreamCallCount(contextValue.upstreamCalls));
       return {
         async didResolveOperation({ operation, document, schema, request }) {
           if (!operation) return;
@@ -91,7 +92,8 @@ export function clientCostLimitPlugin(policy: ClientCostPolicy): ApolloServerPlu
           }
           policy.admitted(state, estimate);
         },
-        // Every call the request made, retries included: what the upstreams actually served. Recorded as execution
+        // Every call the request made, retries included: what the upstreams actually served (joined and kept reads
+        // made no call). Recorded as execution
         // ends, before the request's log line is written (willSendResponse of the log plugin).
         async executionDidStart() {
           return { executionDidEnd: async () => record() };
