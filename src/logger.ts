@@ -42,14 +42,12 @@ export interface LoggerOptions {
   pretty?: boolean;
   /** Where JSON lines go; standard output by default (tests capture them here). */
   destination?: pino.DestinationStream;
-  /** Fields on every line besides `service` (with WORKERS > 1: `pid`, to tell the processes' lines apart). */
-  fields?: Record<string, unknown>;
 }
 
 export function createLogger(options: LoggerOptions): Logger {
   const settings: pino.LoggerOptions = {
     level: options.level,
-    base: { service: 'tablegraph', ...options.fields },
+    base: { service: 'tablegraph' },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     // Inside a traced request, every line carries its trace and span ids, to jump from a log line to its trace.
     mixin: activeTraceIds,

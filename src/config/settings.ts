@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { availableCores } from '../process/cores';
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 const bool = (def: boolean) =>
@@ -90,12 +89,6 @@ export const ConfigSchema = z.object({
   IDEMPOTENCY_FAIL_OPEN: bool(false),
   IDEMPOTENCY_REQUIRED: nameList,
   IDEMPOTENCY_MEMORY_MAX_BYTES: int(64 * 1024 * 1024, 64 * 1024),
-  WORKERS: z
-    .string()
-    .regex(/^(auto|[1-9]\d{0,2})$/, 'must be auto or a whole number of processes from 1 to 999')
-    .transform((v) => (v === 'auto' ? availableCores() : Number(v)))
-    .default(1),
-  HEAP_GROWING_PERCENT: int(50).pipe(z.number().max(300)),
 }).superRefine((e, ctx) => {
   if (e.SERVER_HEADERS_TIMEOUT_MS > e.SERVER_REQUEST_TIMEOUT_MS) {
     ctx.addIssue({ code: 'custom', path: ['SERVER_HEADERS_TIMEOUT_MS'], message: `must not exceed SERVER_REQUEST_TIMEOUT_MS (${e.SERVER_REQUEST_TIMEOUT_MS})` });
