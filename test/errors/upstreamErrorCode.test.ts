@@ -1,14 +1,7 @@
-import {
-  ErrorCode,
-  UpstreamError,
-  namedAfterInput,
-  safeUpstreamMessage,
-  upstreamErrorCode,
-  upstreamErrorField,
-  upstreamErrorMessage,
-  upstreamExtension,
-  type UpstreamFailure,
-} from '../../src/errors';
+import { UpstreamError, type UpstreamFailure } from '../../src/errors/UpstreamError';
+import { ErrorCode } from '../../src/errors/codes';
+import { namedAfterInput } from '../../src/errors/inputNames';
+import { safeUpstreamMessage, upstreamErrorCode, upstreamErrorField, upstreamErrorMessage, upstreamExtension } from '../../src/errors/upstreamErrorCode';
 
 describe('upstreamErrorCode', () => {
   it.each([

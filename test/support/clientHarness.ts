@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { UpstreamError } from '../../src/errors';
+import { UpstreamError } from '../../src/errors/UpstreamError';
 import { UpstreamHttp, type CallScope, type UpstreamCallRecord } from '../../src/upstreams/http';
 import type { ServiceName } from '../../src/upstreams/serviceName';
 import { thrownBy } from './failures';

@@ -1,4 +1,4 @@
-import { ErrorCode } from '../../src/errors';
+import { ErrorCode } from '../../src/errors/codes';
 import { documentedCode } from '../../src/upstreams/errorCodes';
 
 describe('documentedCode', () => {
