@@ -4,7 +4,8 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, context, isSpanCont
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { codeOf } from '../errors/errorFields';
-import type { ServiceName } from '../upstreams/serviceName';
+import type { ServiceName } from '../errors/UpstreamError';
+import type { SendLayer } from '../upstreams/transport';
 
 /*
  * Attribute names of the OpenTelemetry semantic conventions, spelled here rather than imported: the SDK, the
@@ -72,11 +73,6 @@ export function startTracing(options: TracingOptions): Tracing | undefined {
   };
 }
 
-/** Whether spans are recorded and sent: a layer with nothing to do otherwise can step aside (../upstreams/tracedSend.ts). */
-export function isTracingOn(): boolean {
-  return tracingOn;
-}
-
 /**
  * Runs one GraphQL HTTP request inside its server span, continuing the client's trace when it sent `traceparent`.
  * The span is named `graphql` here and renamed after its operation by tracingPlugin.
@@ -97,16 +93,28 @@ export async function withOperationSpan<T>(request: { method: string; headers: R
 }
 
 /**
- * Runs one upstream HTTP call inside a client span (`GET /checks/:id`) that is current while `fn` runs, so
- * `injectTraceHeaders` puts this span into the call's `traceparent`. Follows the HTTP client conventions: 4xx and
- * 5xx answers and failures without an answer are errors.
+ * The transport's layer that traces: one client span per attempt, its `traceparent` sent on the call. Composed
+ * innermost, onto the transport itself, so each retry is a span of its own. When tracing is off the call passes
+ * untouched: no span, and no copy of its headers (which may be shared by every call of the request, so are copied
+ * before a `traceparent` is added; the request's `requestTraceHeaders` are already among them).
  */
-export async function traceUpstreamCall<T extends { status: number }>(
-  service: ServiceName,
-  call: { method: string; route: string },
-  fn: () => Promise<T>,
-): Promise<T> {
-  if (!tracingOn) return fn();
+export function tracedSend(service: ServiceName): SendLayer {
+  return (next) => (req, wire) => {
+    if (!tracingOn) return next(req, wire);
+    return traceUpstreamCall(service, req, () => {
+      const headers = { ...req.headers };
+      propagation.inject(context.active(), headers);
+      return next({ ...req, headers }, wire);
+    });
+  };
+}
+
+/**
+ * Runs one upstream HTTP call inside a client span (`GET /checks/:id`) that is current while `fn` runs, so the
+ * call's `traceparent` names this span. Follows the HTTP client conventions: 4xx and 5xx answers and failures
+ * without an answer are errors.
+ */
+async function traceUpstreamCall<T extends { status: number }>(service: ServiceName, call: { method: string; route: string }, fn: () => Promise<T>): Promise<T> {
   const attributes: Attributes = { [ATTR_UPSTREAM_SERVICE]: service, [ATTR_HTTP_REQUEST_METHOD]: call.method, [ATTR_URL_TEMPLATE]: call.route };
   const span = tracer.startSpan(`${call.method} ${call.route}`, { kind: SpanKind.CLIENT, attributes });
   try {
@@ -126,20 +134,12 @@ export async function traceUpstreamCall<T extends { status: number }>(
   }
 }
 
-/**
- * Adds `traceparent` (and `tracestate`) of the current span to an upstream request's headers; nothing when tracing
- * is off, where the request's `requestTraceHeaders`, already among the headers, are what goes out.
- */
-export function injectTraceHeaders(headers: Record<string, string>): void {
-  if (tracingOn) propagation.inject(context.active(), headers);
-}
-
 /** W3C trace context (`traceparent`, `tracestate`), read from the client and written upstream while tracing is off. */
 const w3c = new W3CTraceContextPropagator();
 
 /**
  * The trace context headers a GraphQL request adds to each of its upstream calls, from the client's `traceparent` and
- * `tracestate`. When tracing is on, none: `injectTraceHeaders` sends each call's own span, so there is only ever one
+ * `tracestate`. When tracing is on, none: `tracedSend` sends each call's own span, so there is only ever one
  * `traceparent`. When it is off, one W3C context for the whole request, shared by its calls:
  *
  * - a well-formed client `traceparent`: its trace-id, parent-id and flags forwarded as they came, with the valid

@@ -3,7 +3,7 @@ import type { ServiceCredentials } from '../credentials';
 import { MissingCredentialError } from '../errors/InputError';
 import type { CallContext, CallScope, IgnoredBodyRequest, UpstreamHttp, UpstreamRequest } from './http';
 import { UpstreamRecord, type DeviationSink, type Shape } from './record';
-import type { ServiceName } from './serviceName';
+import type { ServiceName } from '../errors/UpstreamError';
 
 /** A request as a client writes it: the scope adds the headers, the deadline and its signal. */
 export type ClientRequest<R> = Omit<R, 'headers' | 'signal' | 'deadline'>;
