@@ -78,9 +78,8 @@ export function compiledPath(options: CompiledPathOptions): (request: GraphqlReq
       if (state) clients?.cost.recordCalls(state, upstreamCallCount(context.upstreamCalls));
       const { data } = result;
       const formatted = result.errors ? formatErrors(result.errors.map(asGraphQLError), formatError) : undefined;
-      // Apollo writes `JSON.stringify(result)`; without errors that is `data` in its envelope, written by the
-      // serialiser compiled from the operation's selection.
-      const body = formatted || data === undefined ? `${JSON.stringify({ errors: formatted?.errors, data })}\n` : `{"data":${compiled.serialize(data)}}\n`;
+      // As Apollo writes it: `JSON.stringify(result)`, where an absent `errors` is left out.
+      const body = `${JSON.stringify({ errors: formatted?.errors, data })}\n`;
 
       // What Apollo's plugins do as the response is sent, in their order: the log line, the metrics, the span, the client.
       const { outcome, errorCodes } = outcomeOfResult({ data, errors: formatted?.errors });
