@@ -56,7 +56,8 @@ describe('automatic persisted queries', () => {
     let b: Stack;
     beforeAll(async () => {
       redis = await startRedisServer();
-      [a, b] = await Promise.all([startStack({ env: { REDIS_URL: redis.url } }), startStack({ env: { REDIS_URL: redis.url } })]);
+      a = await startStack({ env: { REDIS_URL: redis.url } });
+      b = await startStack({ env: { REDIS_URL: redis.url } });
       // Until each gateway's Redis connection is up: a query it registers reaches Redis.
       const client = new Redis(redis.url);
       try {
@@ -70,8 +71,8 @@ describe('automatic persisted queries', () => {
       }
     });
     afterAll(async () => {
-      await Promise.all([a.close(), b.close()]);
-      await redis.stop();
+      await Promise.all([a?.close(), b?.close()]);
+      await redis?.stop();
     });
 
     it('lets a replica serve by hash a query another replica registered', async () => {
