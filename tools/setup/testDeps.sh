@@ -30,8 +30,8 @@ fi
 
 export DEBIAN_FRONTEND=noninteractive
 # Installing may take minutes; a hung apt still ends: a mirror silent for 10 s fails its fetch, a held dpkg lock fails
-# at once (apt's default), and the whole step has a ceiling.
-apt=(${as_root[@]+"${as_root[@]}"} apt-get -qq -o Acquire::Retries=0 -o Acquire::http::Timeout=10 -o Acquire::https::Timeout=10)
+# at once, and the whole step has a ceiling.
+apt=(${as_root[@]+"${as_root[@]}"} apt-get -qq -o DPkg::Lock::Timeout=0 -o Acquire::Retries=0 -o Acquire::http::Timeout=10 -o Acquire::https::Timeout=10)
 timeout 300 "${apt[@]}" update >/dev/null || refuse "apt-get update failed"
 timeout 900 "${apt[@]}" install -y "${missing[@]}" >/dev/null || refuse "apt-get install failed"
 
