@@ -28,6 +28,8 @@ export interface GatewayDeps {
   logger: Logger;
   /** Defaults to undici pools on the configured base addresses. */
   upstreams?: Upstreams;
+  /** The clock of the upstream policies (circuit breakers, retry budgets), in ms. Default Date.now. */
+  upstreamClock?: () => number;
   /** Defaults to a new registry of this gateway's own. */
   metrics?: GatewayMetrics;
   /** Defaults to the process's own from the settings, sharing marks through Redis when REDIS_URL is set. */
@@ -61,7 +63,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   // One per gateway: it logs each kind of upstream deviation once (src/observability/deviations.ts).
   const deviations = new UpstreamDeviations({ logger, metrics });
   // Both listener sets hear every event: the circuit's log line and its gauge.
-  const upstreams = deps.upstreams ?? createUpstreams(config, combineEvents(loggingHooks(logger), observabilityHooks(metrics, logger)));
+  const upstreams = deps.upstreams ?? createUpstreams(config, combineEvents(loggingHooks(logger), observabilityHooks(metrics, logger)), deps.upstreamClock);
   const { limits } = config;
   // The one Redis connection of this process, for every policy shared across replicas (src/redis/connection.ts).
   const redis = config.redisUrl ? openRedisConnection({ url: config.redisUrl, logger }) : undefined;

@@ -16,7 +16,10 @@ export interface SandboxOptions {
   posPort?: number;
   /** Every response waits this long first (benchmarks use 20). Default 0. */
   delayMs?: number;
-  /** The clock the sample data is built around. Default new Date(). */
+  /**
+   * The instant the sample data is built around, and what the services' clock reads from then on (a booking's
+   * "not in the past", `created_at`), so a test's sample is the same at any hour. Default: the real clock.
+   */
   now?: Date;
   /** Use this state instead of the sample data. */
   state?: SandboxState;
@@ -46,7 +49,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     delayMs: options.delayMs ?? 0,
     ...(options.recordRequests === false ? {} : { record: (request: RecordedRequest) => void requests.push(request) }),
   };
-  const reservation = createReservationService(state, serviceOptions);
+  const fixed = options.now?.getTime();
+  const reservation = createReservationService(state, { ...serviceOptions, ...(fixed === undefined ? {} : { clock: () => new Date(fixed) }) });
   const pos = createPosService(state, serviceOptions);
   try {
     const [reservationUrl, posUrl] = await Promise.all([

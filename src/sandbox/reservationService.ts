@@ -12,7 +12,7 @@ import { createReservation, listReservations, showReservation } from './reservat
 import { isRecord } from './validate';
 
 export interface ReservationServiceOptions extends ServiceOptions {
-  /** Clock of `created_at` on records made through the API. Default: () => new Date(). */
+  /** The venue's clock: a booking's "not in the past" and `created_at` on records made through the API. Default: () => new Date(). */
   clock?: () => Date;
 }
 

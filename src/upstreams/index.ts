@@ -7,14 +7,14 @@ import type { ServiceName } from '../errors/UpstreamError';
 
 export { combineEvents, type UpstreamEvents } from './events';
 
-/** The long-lived transports, one per service, each with its own pool and resilience policies. */
-export function createUpstreams(config: Config, events: UpstreamEvents = {}): Upstreams {
+/** The long-lived transports, one per service, each with its own pool and resilience policies on the clock `now`. */
+export function createUpstreams(config: Config, events: UpstreamEvents = {}, now?: () => number): Upstreams {
   const make = (service: ServiceName, upstream: UpstreamConfig) =>
     new UpstreamHttp({
       service,
       ...upstream,
       onCall: events.onCall,
-      resilience: { ...upstream.resilience, onCircuitStateChange: events.onCircuitStateChange, onRetry: events.onRetry },
+      resilience: { ...upstream.resilience, onCircuitStateChange: events.onCircuitStateChange, onRetry: events.onRetry, now },
     });
   return { reservation: make('reservation', config.reservation), pos: make('pos', config.pos) };
 }

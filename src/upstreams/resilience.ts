@@ -46,6 +46,8 @@ export interface ResilienceOptions extends Pick<UpstreamEvents, 'onCircuitStateC
   breaker: BreakerOptions;
   bulkhead: BulkheadOptions;
   random?: () => number;
+  /** The clock of the breaker (its window, its open spell) and of the retry budget, in ms. Default Date.now. */
+  now?: () => number;
 }
 
 /** Statuses that say "try again later" rather than "your request is wrong". */
@@ -67,9 +69,10 @@ export class UpstreamResilience {
 
   constructor(private readonly options: ResilienceOptions) {
     const { service } = options;
-    this.breaker = new SamplingCircuitBreaker(options.breaker, breakerOutcome, (state) => options.onCircuitStateChange?.(service, state));
+    const now = options.now ?? Date.now;
+    this.breaker = new SamplingCircuitBreaker(options.breaker, breakerOutcome, (state) => options.onCircuitStateChange?.(service, state), now);
     this.bulkhead = bulkhead(options.bulkhead.maxConcurrent, options.bulkhead.maxQueued);
-    this.budget = new RetryBudget(options.retry.budgetRatio, options.retry.budgetMinPerSecond);
+    this.budget = new RetryBudget(options.retry.budgetRatio, options.retry.budgetMinPerSecond, undefined, now);
     this.random = options.random ?? Math.random;
   }
 
@@ -82,10 +85,15 @@ export class UpstreamResilience {
     const once = () => this.guarded(attempt, signal);
     if (!idempotent || this.options.retry.maxRetries === 0) return once();
     this.budget.recordRequest();
-    const policy = retry(
-      handleWhen((err) => this.shouldRetry(err, deadline)),
-      { maxAttempts: this.options.retry.maxRetries, backoff: new JitteredBackoff(this.options.retry, this.random, deadline) },
-    );
+    const { maxRetries } = this.options.retry;
+    let retried = 0;
+    // Cockatiel asks after the last attempt too: a retry that will not happen must not take from the budget.
+    const retries = (err: Error): boolean => {
+      if (retried >= maxRetries || !this.shouldRetry(err, deadline)) return false;
+      retried += 1;
+      return true;
+    };
+    const policy = retry(handleWhen(retries), { maxAttempts: maxRetries, backoff: new JitteredBackoff(this.options.retry, this.random, deadline) });
     policy.onRetry((event) => {
       if ('error' in event && event.error instanceof UpstreamError) this.options.onRetry?.(this.options.service, event.attempt, event.delay, event.error);
     });

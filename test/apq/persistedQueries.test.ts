@@ -1,6 +1,7 @@
 import Redis from 'ioredis';
 import { SAMPLE } from '../../src/sandbox';
 import { sha256Hex } from '../../src/sha256';
+import { eventually } from '../support/gatewayProcess';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import { LA_TERRAZZA, startStack, type Stack } from '../support/stack';
 
@@ -55,12 +56,23 @@ describe('automatic persisted queries', () => {
     let b: Stack;
     beforeAll(async () => {
       redis = await startRedisServer();
-      [a, b] = await Promise.all([startStack({ env: { REDIS_URL: redis.url } }), startStack({ env: { REDIS_URL: redis.url } })]);
-      await new Promise((r) => setTimeout(r, 100)); // the gateways' Redis connections come up
+      a = await startStack({ env: { REDIS_URL: redis.url } });
+      b = await startStack({ env: { REDIS_URL: redis.url } });
+      // Until each gateway's Redis connection is up: a query it registers reaches Redis.
+      const client = new Redis(redis.url);
+      try {
+        for (const [i, gateway] of [a, b].entries()) {
+          const probe = employeesQuery(10 + i);
+          const shared = await eventually(async () => (await apq(gateway, probe, true)).errors === undefined && (await client.exists(`tablegraph:apq:apq:${sha256Hex(probe)}`)) === 1);
+          if (!shared) throw new Error('a gateway never reached Redis');
+        }
+      } finally {
+        client.disconnect();
+      }
     });
     afterAll(async () => {
-      await Promise.all([a.close(), b.close()]);
-      await redis.stop();
+      await Promise.all([a?.close(), b?.close()]);
+      await redis?.stop();
     });
 
     it('lets a replica serve by hash a query another replica registered', async () => {

@@ -58,6 +58,8 @@ withRedis('client budgets across two gateway processes sharing Redis', () => {
   let redis: RedisServer;
   let a: Gateway;
   let b: Gateway;
+  /** Every gateway process spawned, also one whose start failed, so afterAll ends them all. */
+  const started: GatewayProcess[] = [];
 
   /** Until a request on `gateway` counts in Redis: its connection is up, so budgets are shared from now on. */
   async function untilShared(gateway: Gateway): Promise<void> {
@@ -88,6 +90,7 @@ withRedis('client budgets across two gateway processes sharing Redis', () => {
       CLIENTS_FILE: clientsFile,
       RATE_LIMIT_LOCAL_SHARE_OF: '2',
     });
+    started.push(child);
     const listening = await child.waitForLog('gateway listening');
     await child.waitForLog('gateway ready');
     return { process: child, url: `http://127.0.0.1:${String(listening.port)}` };
@@ -105,8 +108,7 @@ withRedis('client budgets across two gateway processes sharing Redis', () => {
   }, 60_000);
 
   afterAll(async () => {
-    a?.process.kill();
-    b?.process.kill();
+    for (const child of started) child.kill();
     await redis?.stop();
     await sandbox?.close();
   });

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Writable } from 'node:stream';
 import { REDIS_KEY_PREFIX, RedisIdempotencyStore } from '../../src/idempotency/redisStore';
 import { IdempotencyStoreUnavailableError, type StoredResponse } from '../../src/idempotency/store';
@@ -67,9 +66,9 @@ withRedis('RedisIdempotencyStore', () => {
 
   it('ignores a complete or release with a lease it no longer holds', async () => {
     const k = key();
-    const old = await store.take(k, 'fp', 100);
+    const old = await store.take(k, 'fp', 60_000);
     if (old.state !== 'taken') throw new Error('expected the key to be free');
-    await sleep(150);
+    await expireLease(k);
     expect((await store.take(k, 'fp', 5000)).state).toBe('taken');
     await store.complete(k, old.lease, response, 60);
     await store.release(k, old.lease);

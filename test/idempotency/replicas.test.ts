@@ -53,7 +53,9 @@ withRedis('idempotency across replicas', () => {
   }
 
   beforeAll(async () => {
-    [redis, upstream] = await Promise.all([startRedisServer(), startBookingUpstream()]);
+    // One after the other: a failed start leaves the other assigned, for afterAll to close.
+    upstream = await startBookingUpstream();
+    redis = await startRedisServer();
     inspect = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
     [a, b, c, d] = await Promise.all([
       start({}),
@@ -73,7 +75,7 @@ withRedis('idempotency across replicas', () => {
       g.kill();
     }
     await Promise.all(gateways.map((g) => g.exited));
-    upstream.release();
+    upstream?.release();
     await Promise.all([upstream?.close(), redis?.stop()]);
   });
 

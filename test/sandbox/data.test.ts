@@ -1,19 +1,18 @@
 import { createSampleState, SAMPLE } from '../../src/sandbox';
 import { sampleIdsOf } from '../../src/sandbox/sample/wellKnown';
+import { SAMPLE_NOWS } from './sandboxClient';
 
 describe('createSampleState', () => {
-  // A Saturday morning, a Saturday just after midnight (venue time), a Monday evening, a Wednesday at noon, New Year's Eve.
-  const NOWS = ['2026-11-21T07:00:00Z', '2026-11-27T22:30:00Z', '2026-11-23T17:00:00Z', '2027-07-21T09:00:00Z', '2026-12-31T21:59:00Z'];
 
   it('names the same well-known records for any now', () => {
     const { busyDate: _b, holidayDate: _h, busyDateReservationCount: _r, busyDateDistinctCheckCount: _c, ...laTerrazza } = SAMPLE.laTerrazza;
-    for (const now of NOWS) {
+    for (const now of SAMPLE_NOWS) {
       expect(sampleIdsOf(createSampleState({ now: new Date(now) }))).toEqual({ laTerrazza, bistroNord: SAMPLE.bistroNord });
     }
   });
 
   it('builds the same state for the same now', () => {
-    const now = new Date(NOWS[0]);
+    const now = new Date(SAMPLE_NOWS[0]);
     const [a, b] = [createSampleState({ now }), createSampleState({ now })];
     for (const venue of ['laTerrazza', 'bistroNord'] as const) {
       expect([...a.tenants[venue].reservations.values()]).toEqual([...b.tenants[venue].reservations.values()]);

@@ -1,9 +1,9 @@
 import { SAMPLE, startSandbox } from '../../src/sandbox';
-import { call, posToken, reservationToken } from './sandboxClient';
+import { call, posToken, reservationToken, SAMPLE_NOW } from './sandboxClient';
 
 describe('startSandbox', () => {
   it('records every request with its headers and body, and resets in place', async () => {
-    const sandbox = await startSandbox();
+    const sandbox = await startSandbox({ now: SAMPLE_NOW });
     try {
       const held = sandbox.requests;
       await call(sandbox, 'pos', 'GET', '/employees?per_page=5', { headers: { ...posToken('bistroNord'), 'X-Request-Id': 'abc' } });
@@ -21,7 +21,7 @@ describe('startSandbox', () => {
   });
 
   it('records nothing when recordRequests is false', async () => {
-    const sandbox = await startSandbox({ recordRequests: false });
+    const sandbox = await startSandbox({ now: SAMPLE_NOW, recordRequests: false });
     try {
       await call(sandbox, 'pos', 'GET', '/employees', { headers: posToken('laTerrazza') });
       expect(sandbox.requests).toHaveLength(0);
@@ -31,7 +31,7 @@ describe('startSandbox', () => {
   });
 
   it('delays every response by delayMs', async () => {
-    const sandbox = await startSandbox({ delayMs: 150 });
+    const sandbox = await startSandbox({ now: SAMPLE_NOW, delayMs: 150 });
     try {
       const started = Date.now();
       const answers = await Promise.all([
@@ -48,14 +48,14 @@ describe('startSandbox', () => {
   });
 
   it('closes even while a keep-alive connection is open', async () => {
-    const sandbox = await startSandbox();
+    const sandbox = await startSandbox({ now: SAMPLE_NOW });
     await call(sandbox, 'pos', 'GET', '/employees', { headers: posToken('laTerrazza') });
     await expect(sandbox.close()).resolves.toBeUndefined();
     await expect(fetch(`${sandbox.posUrl}/employees`)).rejects.toThrow();
   });
 
   it('keeps concurrent requests of the two venues apart', async () => {
-    const sandbox = await startSandbox();
+    const sandbox = await startSandbox({ now: SAMPLE_NOW });
     try {
       const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => {
         const venue = i % 2 === 0 ? 'laTerrazza' : 'bistroNord';

@@ -1,5 +1,5 @@
 import { SAMPLE, startSandbox, type Sandbox } from '../../src/sandbox';
-import { call, posToken } from './sandboxClient';
+import { call, posToken, SAMPLE_NOW } from './sandboxClient';
 
 const LT = SAMPLE.laTerrazza;
 const MONEY = /^\d+\.\d{2}$/;
@@ -9,7 +9,7 @@ const cents = (money: string): number => Math.round(Number(money) * 100);
 
 describe('posService', () => {
   let sandbox: Sandbox;
-  beforeAll(async () => { sandbox = await startSandbox(); });
+  beforeAll(async () => { sandbox = await startSandbox({ now: SAMPLE_NOW }); });
   afterAll(async () => { await sandbox.close(); });
 
   const getCheck = (id: string, venue: 'laTerrazza' | 'bistroNord' = 'laTerrazza') =>

@@ -1,13 +1,13 @@
 import { SAMPLE, SANDBOX_CREDENTIALS, startSandbox, type Sandbox } from '../../src/sandbox';
 import { addDays } from '../../src/sandbox/venueTime';
-import { apiKey, call, INVALID_TOKEN, reservationToken } from './sandboxClient';
+import { apiKey, call, INVALID_TOKEN, reservationToken, SAMPLE_NOW } from './sandboxClient';
 
 const LT = SAMPLE.laTerrazza;
 const BN = SAMPLE.bistroNord;
 
 describe('reservationService', () => {
   let sandbox: Sandbox;
-  beforeAll(async () => { sandbox = await startSandbox(); });
+  beforeAll(async () => { sandbox = await startSandbox({ now: SAMPLE_NOW }); });
   afterAll(async () => { await sandbox.close(); });
 
   const newReservation = (overrides: Record<string, unknown> = {}) => ({
@@ -78,7 +78,8 @@ describe('reservationService', () => {
         'male_cover', 'note', 'occupied_seat_count', 'public_url', 'reservation_payment', 'revenue_center_id', 'status',
         'store_id', 'table_id', 'table_ids', 'table_names', 'type',
       ]);
-      expect(record.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+03:00$/);
+      // The service's clock is the sample's fixed now (SAMPLE_NOW), in venue time.
+      expect(record.created_at).toBe('2026-11-26T00:05:00+03:00');
       expect(record.public_url).toBe(`https://book.example.test/voucher/${record.id}?slug=la-terrazza&lang=en`);
 
       const read = await call(sandbox, 'reservation', 'GET', `/v1/reservations/${record.id}`, { headers: reservationToken('laTerrazza') });
@@ -141,7 +142,7 @@ describe('reservationService', () => {
       call(sandbox, 'reservation', 'GET', `/v1/reservations?${query}`, { headers: reservationToken(venue) });
 
     it('lists the busy date: 50 reservations over exactly 30 distinct checks, ordered by date then id', async () => {
-      const fresh = await startSandbox();
+      const fresh = await startSandbox({ now: SAMPLE_NOW });
       try {
         const answer = await call(fresh, 'reservation', 'GET', `/v1/reservations?date=${LT.busyDate(fresh.state)}`, { headers: reservationToken('laTerrazza') });
         expect(answer.status).toBe(200);

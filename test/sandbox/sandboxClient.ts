@@ -2,6 +2,22 @@ import { SANDBOX_CREDENTIALS, type Sandbox } from '../../src/sandbox';
 
 export type Venue = keyof typeof SANDBOX_CREDENTIALS;
 
+/**
+ * The instant the sandbox tests' sample is built around and their services' clock reads, so they pass at any hour:
+ * 00:05 venue time (21:05 UTC), the venue's first hour after midnight, when "today" has the fewest past bookings.
+ */
+export const SAMPLE_NOW = new Date('2026-11-25T21:05:00Z');
+
+/**
+ * Instants the sample must hang together at, whatever the hour a run starts: a Saturday morning, a Saturday just after
+ * midnight (venue time), a Monday evening, a Wednesday at noon, New Year's Eve, 00:05 venue time (21:05 UTC) and
+ * 23:59 venue time on a Saturday.
+ */
+export const SAMPLE_NOWS = [
+  '2026-11-21T07:00:00Z', '2026-11-27T22:30:00Z', '2026-11-23T17:00:00Z', '2027-07-21T09:00:00Z', '2026-12-31T21:59:00Z',
+  SAMPLE_NOW.toISOString(), '2026-11-28T20:59:00Z',
+];
+
 export interface Answer {
   status: number;
   contentType: string | null;

@@ -33,9 +33,9 @@ interface Harness {
   close(): Promise<void>;
 }
 
-async function start(env: Record<string, string>, pos: FaultProxy, reservation?: FaultProxy): Promise<Harness> {
+async function start(env: Record<string, string>, pos: FaultProxy, reservation?: FaultProxy, upstreamClock?: () => number): Promise<Harness> {
   const res = reservation ?? (await startFaultProxy());
-  const stack = await startStack({ env: { ...FAST_FAULTS, ...env, POS_BASE_URL: pos.url, RESERVATION_BASE_URL: res.url } });
+  const stack = await startStack({ env: { ...FAST_FAULTS, ...env, POS_BASE_URL: pos.url, RESERVATION_BASE_URL: res.url }, upstreamClock });
   pos.target = stack.sandbox.posUrl;
   res.target = stack.sandbox.reservationUrl;
   const date = SAMPLE.laTerrazza.busyDate(stack.sandbox.state);
@@ -174,8 +174,10 @@ describe('the circuit breaker through the gateway', () => {
     },
   ])('in a full POS outage ($outage)', ({ begin, end }) => {
     let h: Harness;
+    // The breakers' clock: the circuit stays open until the test moves it past BREAKER_HALF_OPEN_AFTER_MS.
+    let now = 1_000_000;
     beforeAll(async () => {
-      h = await start({ BREAKER_HALF_OPEN_AFTER_MS: '300' }, await startFaultProxy({ faults: ['status503'] }));
+      h = await start({ BREAKER_HALF_OPEN_AFTER_MS: '300' }, await startFaultProxy({ faults: ['status503'] }), undefined, () => now);
     });
     afterAll(() => h.close());
 
@@ -193,6 +195,7 @@ describe('the circuit breaker through the gateway', () => {
       expect(h.pos.stats.calls).toBe(callsBefore);
 
       await end(h.pos);
+      now += 300;
       const recovered = await eventually(async () => {
         const res = await h.stack.gql<DayData>(DAY, { date: h.date });
         return res.body.errors === undefined;

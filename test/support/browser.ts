@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 
-/** Debian's chromium (`.ci/run` installs it when missing); CHROMIUM_PATH points elsewhere. Never a downloaded build. */
+/** Debian's chromium (npm test's pretest, tools/setup/testDeps.sh, installs it when missing); CHROMIUM_PATH points elsewhere. Never a downloaded build. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export interface OfflineBrowser {
@@ -16,7 +16,7 @@ export interface OfflineBrowser {
  * resolve, as on a machine without internet access, and none of chromium's own background traffic runs.
  */
 export async function launchOfflineBrowser(): Promise<OfflineBrowser> {
-  if (!existsSync(CHROMIUM_PATH)) throw new Error(`No chromium at ${CHROMIUM_PATH}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`);
+  if (!existsSync(CHROMIUM_PATH)) throw new Error(`No chromium at ${CHROMIUM_PATH}: run \`bash tools/setup/testDeps.sh\` (npm test runs it first) or \`sudo apt-get install -y chromium\`, or set CHROMIUM_PATH`);
   const profile = mkdtempSync(join(tmpdir(), 'tablegraph-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,

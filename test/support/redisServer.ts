@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { freePort } from './net';
 
@@ -7,42 +7,54 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-/** Whether Debian's redis-server is on this machine (.ci/run installs it; a laptop may not have it). */
-export function hasRedisServer(): boolean {
-  return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
+/** What to run when redis-server is missing: `npm test` runs it first (tools/setup/testDeps.sh). */
+const INSTALL_HINT = 'redis-server is not installed: run `bash tools/setup/testDeps.sh` (npm test runs it first) or `sudo apt-get install -y redis-server`';
+
+/**
+ * `describe` for tests that need a real Redis. They never skip: npm test's pretest installs redis-server, and
+ * without it the file fails to load, saying which tests need it and what to run.
+ */
+export function describeWithRedis(what: string): jest.Describe {
+  if (spawnSync('redis-server', ['--version'], { stdio: 'ignore', env: process.env }).status !== 0) throw new Error(`${what} need a real Redis; ${INSTALL_HINT}`);
+  return describe;
 }
 
 /**
- * `describe` for tests that need a real Redis: CI installs redis-server (.ci/run), so there they always run (and fail
- * when it is missing); elsewhere they skip, saying which tests and why on standard error.
+ * Starts a real, throwaway redis-server on a free loopback port (or `port`, to bring one back), without persistence.
+ * A server that does not listen within 5 s is killed before this rejects, so no child outlives a failed start.
  */
-export function describeWithRedis(skipped: string): jest.Describe {
-  if (hasRedisServer() || process.env.CI) return describe;
-  process.stderr.write(`redis-server not found: skipping ${skipped}\n`);
-  return describe.skip;
-}
-
-/** Starts a real, throwaway redis-server on a free loopback port (or `port`, to bring one back), without persistence. */
 export async function startRedisServer(options: { port?: number } = {}): Promise<RedisServer> {
   const port = options.port ?? (await freePort());
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  await waitForPort(port, 5000);
-  let exited = false;
-  child.once('exit', () => (exited = true));
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (exited) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGKILL');
-      }),
+  // `env`: the test file's own process.env (jest gives each file a copy), so its PATH decides which redis-server runs.
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  const child = spawn('redis-server', args, { stdio: 'ignore', env: process.env });
+  let startError: Error | undefined;
+  const ended = new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.once('error', (err: NodeJS.ErrnoException) => {
+      startError = err.code === 'ENOENT' ? new Error(INSTALL_HINT) : err;
+      resolve();
+    });
+  });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null && !startError) child.kill('SIGKILL');
+    await ended;
   };
+  try {
+    await waitForPort(port, 5000, ended);
+  } catch (err) {
+    await stop();
+    throw startError ?? err;
+  }
+  return { url: `redis://127.0.0.1:${port}`, stop };
 }
 
-async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+/** Resolves once `port` accepts a connection; rejects after `timeoutMs`, or as soon as the server has exited. */
+async function waitForPort(port: number, timeoutMs: number, ended: Promise<void>): Promise<void> {
+  let gone = false;
+  void ended.then(() => (gone = true));
   const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
+  while (Date.now() < until && !gone) {
     const open = await new Promise<boolean>((resolve) => {
       const socket = connect(port, '127.0.0.1', () => {
         socket.end();
@@ -53,5 +65,5 @@ async function waitForPort(port: number, timeoutMs: number): Promise<void> {
     if (open) return;
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`redis-server did not listen on ${port} within ${timeoutMs} ms`);
+  throw new Error(gone ? `redis-server exited before listening on ${port}` : `redis-server did not listen on ${port} within ${timeoutMs} ms`);
 }

@@ -39,7 +39,7 @@ export function logLine(stack: Stack, requestId: string): Record<string, unknown
 
 /** The sandbox services and the gateway in front of them, both over real loopback HTTP on ephemeral ports. */
 export async function startStack(
-  options: { sandbox?: SandboxOptions; env?: Record<string, string>; explorer?: (sandbox: Sandbox) => GatewayDeps['explorer'] } = {},
+  options: { sandbox?: SandboxOptions; env?: Record<string, string>; explorer?: (sandbox: Sandbox) => GatewayDeps['explorer']; upstreamClock?: () => number } = {},
 ): Promise<Stack> {
   const sandbox = await startSandbox(options.sandbox ?? {});
   const config = loadConfig({
@@ -58,7 +58,7 @@ export async function startStack(
       done();
     },
   });
-  const gateway = createGateway({ config, logger: createLogger({ level: config.logLevel, destination }), explorer: options.explorer?.(sandbox) });
+  const gateway = createGateway({ config, logger: createLogger({ level: config.logLevel, destination }), explorer: options.explorer?.(sandbox), upstreamClock: options.upstreamClock });
   await gateway.start();
   await new Promise<void>((resolve) => gateway.server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(gateway.server.address() as AddressInfo).port}`;

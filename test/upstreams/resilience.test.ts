@@ -10,6 +10,7 @@ import { UpstreamHttp, type UpstreamRequest } from '../../src/upstreams/http';
 import { UpstreamResilience, type CircuitStateName, type ResilienceOptions } from '../../src/upstreams/resilience';
 import { refusedUrl, startFaultyUpstream, type FaultMode, type FaultyUpstream } from '../support/faultyUpstream';
 import { failureOf } from '../support/failures';
+import { eventually } from '../support/gatewayProcess';
 
 type Resilience = Omit<ResilienceOptions, 'service'>;
 
@@ -86,15 +87,11 @@ async function settle(promise: Promise<unknown>): Promise<'ok' | UpstreamError> 
   }
 }
 
-async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+/** The breaker's and the retry budget's clock: a test moves it on instead of waiting. */
+function fakeClock() {
+  let now = 1_000_000;
+  return { now: () => now, advance: (ms: number) => void (now += ms) };
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 afterEach(async () => {
   await Promise.all(transports.splice(0).map((t) => t.close()));
@@ -221,6 +218,21 @@ describe('UpstreamResilience', () => {
       // One request in the window: 10 % of it is less than one retry.
       expect(upstream.requests).toHaveLength(1);
     });
+
+    it('gets its retry budget back once the spent retries have left the window', async () => {
+      const upstream = await faulty('status503');
+      const clock = fakeClock();
+      // Ten retries a window of 10 s (one a second), plus 10 % of the requests: five failing GETs spend them.
+      const http = transport(upstream.url, resilience({ retry: { budgetRatio: 0.1, budgetMinPerSecond: 1 } }, { now: clock.now }));
+      for (let i = 0; i < 5; i++) await failureOf(http.call(getCheck()));
+      expect(upstream.requests).toHaveLength(15);
+      await failureOf(http.call(getCheck()));
+      expect(upstream.requests).toHaveLength(16);
+
+      clock.advance(10_000);
+      await failureOf(http.call(getCheck()));
+      expect(upstream.requests).toHaveLength(19);
+    });
   });
 
   describe('circuit breaker', () => {
@@ -241,17 +253,20 @@ describe('UpstreamResilience', () => {
     it('lets a half-open probe through after halfOpenAfterMs and closes on its success', async () => {
       const upstream = await faulty('status500');
       const states: CircuitStateName[] = [];
+      const clock = fakeClock();
       const http = transport(
         upstream.url,
-        resilience({ retry: { maxRetries: 0 }, breaker: { consecutiveFailures: 2, halfOpenAfterMs: 200 } }, { onCircuitStateChange: (_s, state) => states.push(state) }),
+        resilience({ retry: { maxRetries: 0 }, breaker: { consecutiveFailures: 2, halfOpenAfterMs: 200 } }, { onCircuitStateChange: (_s, state) => states.push(state), now: clock.now }),
       );
       await settle(http.call(getCheck()));
       await settle(http.call(getCheck()));
       expect(states).toEqual(['open']);
-      expect((await failureOf(http.call(getCheck()))).failure).toBe('unavailable');
-
       upstream.mode = 'ok';
-      await sleep(250);
+      clock.advance(199);
+      expect((await failureOf(http.call(getCheck()))).failure).toBe('unavailable');
+      expect(upstream.requests).toHaveLength(2);
+
+      clock.advance(1);
       await expect(http.call(getCheck())).resolves.toBeDefined();
       expect(states).toEqual(['open', 'half-open', 'closed']);
       expect(http.resilience?.circuitState).toBe('closed');
@@ -262,13 +277,14 @@ describe('UpstreamResilience', () => {
     it('reopens when the half-open probe fails', async () => {
       const upstream = await faulty('status500');
       const states: CircuitStateName[] = [];
+      const clock = fakeClock();
       const http = transport(
         upstream.url,
-        resilience({ retry: { maxRetries: 0 }, breaker: { consecutiveFailures: 2, halfOpenAfterMs: 200 } }, { onCircuitStateChange: (_s, state) => states.push(state) }),
+        resilience({ retry: { maxRetries: 0 }, breaker: { consecutiveFailures: 2, halfOpenAfterMs: 200 } }, { onCircuitStateChange: (_s, state) => states.push(state), now: clock.now }),
       );
       await settle(http.call(getCheck()));
       await settle(http.call(getCheck()));
-      await sleep(250);
+      clock.advance(200);
       expect((await failureOf(http.call(getCheck()))).status).toBe(500);
       expect(states).toEqual(['open', 'half-open', 'open']);
       expect((await failureOf(http.call(getCheck()))).failure).toBe('unavailable');
@@ -351,7 +367,7 @@ describe('UpstreamResilience', () => {
       const upstream = await faulty('hold');
       const http = transport(upstream.url, resilience({ bulkhead: { maxConcurrent: 2, maxQueued: 1 } }));
       const admitted = [http.call(getCheck()), http.call(getCheck()), http.call(getCheck())];
-      await until(() => upstream.requests.length === 2);
+      expect(await eventually(() => upstream.requests.length === 2)).toBe(true);
 
       const started = performance.now();
       const err = await failureOf(http.call(getCheck()));
@@ -370,7 +386,7 @@ describe('UpstreamResilience', () => {
       const upstream = await faulty('hold');
       const http = transport(upstream.url, resilience({ bulkhead: { maxConcurrent: 1, maxQueued: 0 } }));
       const first = http.call(postReservation);
-      await until(() => upstream.requests.length === 1);
+      expect(await eventually(() => upstream.requests.length === 1)).toBe(true);
       expect((await failureOf(http.call(postReservation))).failure).toBe('unavailable');
       upstream.release();
       await expect(first).resolves.toHaveProperty('reservation.id');

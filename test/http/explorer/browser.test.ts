@@ -15,7 +15,9 @@ describe('explorer in a browser', () => {
   const requested: string[] = [];
 
   beforeAll(async () => {
-    [stack, browser] = await Promise.all([startStack({ explorer: (sandbox) => sandboxExplorer(sandbox.state) }), launchOfflineBrowser()]);
+    // The browser first: without chromium this fails at once, with no stack left open.
+    browser = await launchOfflineBrowser();
+    stack = await startStack({ explorer: (sandbox) => sandboxExplorer(sandbox.state) });
     page = await browser.context.newPage();
     page.on('request', (request) => void requested.push(request.url()));
   }, 30_000);
@@ -80,10 +82,8 @@ describe('explorer in a browser, with a Sandbox script that loads', () => {
     });
     await new Promise<void>((resolve) => cdn.listen(0, '127.0.0.1', resolve));
     const script = `http://127.0.0.1:${(cdn.address() as AddressInfo).port}/embeddable-sandbox.umd.production.min.js`;
-    [stack, browser] = await Promise.all([
-      startStack({ explorer: (sandbox) => ({ ...sandboxExplorer(sandbox.state), sandboxScriptUrl: script }) }),
-      launchOfflineBrowser(),
-    ]);
+    browser = await launchOfflineBrowser();
+    stack = await startStack({ explorer: (sandbox) => ({ ...sandboxExplorer(sandbox.state), sandboxScriptUrl: script }) });
   }, 30_000);
   afterAll(async () => {
     await browser?.close();

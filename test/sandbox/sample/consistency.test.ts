@@ -1,14 +1,14 @@
 import { createSampleState, SAMPLE, type SandboxState } from '../../../src/sandbox';
 import type { TenantState } from '../../../src/sandbox/records';
+import { SAMPLE_NOWS } from '../sandboxClient';
 
 /**
  * What a front-end developer sees in the sample must hang together: these rules hold for every venue and for any
- * `now` (a Saturday morning, just after midnight venue time, a Monday evening, a summer noon, New Year's Eve).
+ * `now` (SAMPLE_NOWS: around midnight venue time, on weekdays and Saturdays, in summer, on New Year's Eve).
  */
-const NOWS = ['2026-11-21T07:00:00Z', '2026-11-27T22:30:00Z', '2026-11-23T17:00:00Z', '2027-07-21T09:00:00Z', '2026-12-31T21:59:00Z'];
 const VENUES = ['laTerrazza', 'bistroNord'] as const;
-const cases = NOWS.flatMap((now) => VENUES.map((venue) => ({ now, venue })));
-const states = new Map(NOWS.map((now) => [now, createSampleState({ now: new Date(now) })]));
+const cases = SAMPLE_NOWS.flatMap((now) => VENUES.map((venue) => ({ now, venue })));
+const states = new Map(SAMPLE_NOWS.map((now) => [now, createSampleState({ now: new Date(now) })]));
 const tenantOf = (now: string, venue: (typeof VENUES)[number]): [SandboxState, TenantState] => {
   const state = states.get(now)!;
   return [state, state.tenants[venue]];
@@ -85,7 +85,7 @@ describe('the sample data', () => {
     });
   });
 
-  describe.each(NOWS)('of La Terrazza at %s', (now) => {
+  describe.each(SAMPLE_NOWS)('of La Terrazza at %s', (now) => {
     const [state, tenant] = tenantOf(now, 'laTerrazza');
     const reservations = [...tenant.reservations.values()];
     const perDay = new Map<string, number>();
