@@ -5,15 +5,12 @@ import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type { Config } from './config';
 import type { GatewayContext } from './context';
 import { createFormatError } from './errors/formatError';
-import { metricsPlugin } from './observability/plugins/metricsPlugin';
 import { refusalStatusPlugin } from './http/refusalStatusPlugin';
-import { requestLogPlugin } from './http/requestLogPlugin';
-import { tracingPlugin } from './observability/plugins/tracingPlugin';
+import { recordPlugin } from './observability/plugins/recordPlugin';
 import { documentLimits } from './limits/documentLimits';
 import { introspectionOff } from './limits/introspection';
 import { upstreamCallLimitPlugin } from './limits/upstreamCallLimit';
 import type { Logger } from './logger';
-import type { GatewayMetrics } from './observability/metrics';
 import { CompiledOperations } from './execution/compiledOperations';
 import { jitExecution } from './execution/jitExecution';
 import { RECORD_TYPES, resolvers } from './resolvers';
@@ -23,7 +20,6 @@ import { PinnedDocumentStore, type DocumentValidation } from './trustedDocuments
 export interface ApolloServerOptions {
   config: Config;
   logger: Logger;
-  metrics: GatewayMetrics;
   /** Automatic persisted queries: query texts by hash (src/apq/cache.ts). */
   persistedQueries: KeyValueCache<string>;
   /** Plugins of the policies that work inside execution, added after the gateway's own. */
@@ -51,7 +47,7 @@ export interface Execution {
 
 /** The Apollo server: schema and execution, document limits, APQ, error formatting and the observability plugins. */
 export function createExecution(options: ApolloServerOptions): Execution {
-  const { config, logger, metrics } = options;
+  const { config, logger } = options;
   const production = config.env === 'production';
   const { limits } = config;
   const documentRules = documentLimits({ limits, blockFieldSuggestion: production });
@@ -92,9 +88,7 @@ export function createExecution(options: ApolloServerOptions): Execution {
       // Browsers get the gateway's own explorer (src/http/explorer) before Apollo; without this Apollo would add its
       // CDN landing page outside production.
       ApolloServerPluginLandingPageDisabled(),
-      requestLogPlugin(),
-      metricsPlugin(metrics),
-      tracingPlugin(),
+      recordPlugin(),
       ...(options.plugins ?? []),
     ],
   });

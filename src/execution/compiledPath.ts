@@ -1,14 +1,9 @@
 import { GraphQLError, getVariableValues, type GraphQLFormattedError } from 'graphql';
-import type { ClientRequestState } from '../clients/state';
 import type { GatewayContext } from '../context';
 import type { GraphqlRequest, GraphqlResponse } from '../http/graphqlRoute';
-import { logRequest } from '../http/requestLogPlugin';
-import type { ClientCostPolicy } from '../limits/clientCostLimit';
+import { recordCalls, type ClientCostPolicy } from '../limits/clientCostLimit';
 import { estimateRemembered, type CostEstimate } from '../limits/costEstimate';
-import type { GatewayMetrics } from '../observability/metrics';
 import { outcomeOfResult } from '../observability/operationOutcome';
-import { endOperationSpan, nameOperationSpan, recordingOperationSpan } from '../observability/plugins/tracingPlugin';
-import { isPlainObject } from '../upstreams/fieldPlan';
 import { responseContentType } from './accept';
 import type { CompiledOperations } from './compiledOperations';
 import { asGraphQLError } from './jitExecution';
@@ -19,11 +14,10 @@ interface CompiledPathOptions {
   maxUpstreamCalls: number;
   /** Apollo's `formatError` (src/errors/formatError.ts). */
   formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
-  metrics: GatewayMetrics;
   /** The per-request context, as Apollo's requests get it. */
   context(request: GraphqlRequest): Promise<GatewayContext>;
-  /** The client policies' state and cost policy, when a clients file is loaded. */
-  clients?: { stateOf(request: GraphqlRequest): ClientRequestState | undefined; cost: ClientCostPolicy };
+  /** The client cost policy, when a clients file is loaded. */
+  clients?: { cost: ClientCostPolicy };
 }
 
 /**
@@ -31,29 +25,29 @@ interface CompiledPathOptions {
  * compiled (a trusted document, or a text Apollo validated and compiled after repeated use), the parse, validation,
  * document limits and compilation are done already, so only what depends on the request is left: the variables,
  * the upstream-call limit and the client's cost policy, the context, the execution, and what Apollo's plugins do
- * with the result (error formatting, the log line, the metrics, the span, the client's cost records).
+ * with the result (error formatting, the request record, the client's cost records). The route writes the outcome.
  *
  * Anything this path does not answer exactly as Apollo would (a refusal of any kind, a batch, a GET, an APQ
  * extension, an accept header without a JSON type) gives `undefined` before any work with an effect, and the route
  * hands the request to Apollo, which answers it as it always has.
  */
 export function compiledPath(options: CompiledPathOptions): (request: GraphqlRequest) => Promise<GraphqlResponse> | undefined {
-  const { operations, maxUpstreamCalls, formatError, metrics, clients } = options;
+  const { operations, maxUpstreamCalls, formatError, clients } = options;
 
   return (request) => {
-    if (request.method !== 'POST' || !isPlainObject(request.body)) return undefined;
-    const { query, operationName, variables, extensions } = request.body;
-    if (typeof query !== 'string') return undefined;
-    if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return undefined;
-    if (variables !== undefined && variables !== null && !isPlainObject(variables)) return undefined;
-    if (extensions !== undefined && extensions !== null && !(isPlainObject(extensions) && Object.keys(extensions).length === 0)) return undefined;
-    const compiled = operations.find(query, operationName);
+    const { read, record } = request;
+    const [op] = read.operations;
+    if (request.method !== 'POST' || read.batched || !op?.wellFormed || op.query === undefined) return undefined;
+    // Other extensions, or an APQ registration (text and hash), are Apollo's to handle.
+    if (Object.keys(op.extensions ?? {}).some((name) => !(op.resolvedBy && name === 'persistedQuery'))) return undefined;
+    const { operationName } = op;
+    const compiled = operations.find(op.query, operationName);
     if (!compiled) return undefined;
     const contentType = responseContentType(request.header('accept'));
     if (!contentType) return undefined;
-    const values = variables ?? {};
+    const values = op.variables ?? {};
     const { schema, document, operation } = compiled;
-    const state = clients?.stateOf(request);
+    const client = clients && record.client?.known;
     let estimate: CostEstimate;
     try {
       const definitions = operation.variableDefinitions ?? [];
@@ -61,7 +55,7 @@ export function compiledPath(options: CompiledPathOptions): (request: GraphqlReq
       if (definitions.length > 0 && getVariableValues(schema, definitions, values, { maxErrors: 1 }).errors) return undefined;
       estimate = estimateRemembered({ schema, document, operation, variables: values });
       if (estimate.upstreamCalls > maxUpstreamCalls) return undefined;
-      if (state && clients?.cost.refusal(state, compiled, estimate)) return undefined;
+      if (client && clients.cost.refusal(client, compiled, estimate)) return undefined;
     } catch {
       return undefined; // whatever the checks cannot judge, Apollo answers as it always has
     }
@@ -70,30 +64,26 @@ export function compiledPath(options: CompiledPathOptions): (request: GraphqlReq
       const context = await options.context(request);
       // Timed from here, as Apollo's plugins time from requestDidStart (after the context).
       const started = performance.now();
-      const span = recordingOperationSpan();
-      if (span) nameOperationSpan(span, operation.operation, compiled.name, false);
-      if (state) clients?.cost.admitted(state, estimate);
+      record.execution = 'compiled';
+      if (client) {
+        record.cost = estimate;
+        clients.cost.admitted(client, estimate);
+      }
       const result = await compiled.query.query(undefined, context, values);
-      if (state) clients?.cost.recordCalls(state, context.upstreamCalls.length);
+      if (record.client) recordCalls(record.client, context.upstreamCalls.length);
       const { data } = result;
       const formatted = result.errors ? formatErrors(result.errors.map(asGraphQLError), formatError) : undefined;
       // Apollo writes `JSON.stringify(result)`; without errors that is `data` in its envelope, written by the
       // serialiser compiled from the operation's selection.
       const body = formatted || data === undefined ? `${JSON.stringify({ errors: formatted?.errors, data })}\n` : `{"data":${compiled.serialize(data)}}\n`;
 
-      // What Apollo's plugins do as the response is sent, in their order: the log line, the metrics, the span, the client.
+      // What Apollo's plugins do as the response is sent: the record, then the client's actual cost.
       const { outcome, errorCodes } = outcomeOfResult({ data, errors: formatted?.errors });
-      const durationMs = performance.now() - started;
-      const { upstreamCalls } = context;
-      request.logFields.execution = 'compiled';
-      logRequest(context.logger, { operationName: compiled.name, durationMs, outcome, errorCodes, upstreamCalls, extra: request.logFields });
-      metrics.observeOperation(compiled.name, outcome, durationMs / 1000);
-      if (span) endOperationSpan(span, outcome, errorCodes);
-      // The calls were recorded as execution ended (above), before the log line, as the plugin records them.
-      if (state) clients?.cost.answered(state, compiled, data);
+      record.operations.push({ operationName: compiled.name, type: operation.operation, outcome, errorCodes, durationMs: performance.now() - started });
+      if (client) clients.cost.answered(client, compiled, data);
       const headers = new Map<string, string>(formatted?.headers ?? []);
       if (!headers.has('content-type')) headers.set('content-type', contentType);
-      return { status: formatted?.status ?? 200, headers, body, reachedPlugins: true };
+      return { status: formatted?.status ?? 200, headers, body };
     })();
   };
 }

@@ -2,8 +2,9 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { rootFieldNames } from '../graphqlDocument';
 import type { ClientMetrics } from '../clients/clientMetrics';
-import type { ClientRequestState } from '../clients/state';
+import type { KnownClient } from '../clients/clientsFile';
 import type { GatewayContext } from '../context';
+import type { ClientRecord } from '../http/requestRecord';
 import { ErrorCode } from '../errors/codes';
 import { actualCost } from './actualCost';
 import { estimateOnce, type CostEstimate } from './costEstimate';
@@ -26,19 +27,16 @@ export interface ResolvedOperation {
  */
 export interface ClientCostPolicy {
   /** The refusal of an operation over the client's `maxCost`, or introspection the client may not ask; nothing is recorded. */
-  refusal(state: ClientRequestState, resolved: ResolvedOperation, estimate: CostEstimate): GraphQLError | undefined;
-  /** An admitted operation: its estimate on the log line and in the metrics. */
-  admitted(state: ClientRequestState, estimate: CostEstimate): void;
-  /** The upstream calls the request made (every call, retries included), which the client policy step charges. */
-  recordCalls(state: ClientRequestState, calls: number): void;
+  refusal(client: KnownClient, resolved: ResolvedOperation, estimate: CostEstimate): GraphQLError | undefined;
+  /** An admitted operation: its estimate in the metrics (the route puts the record's `cost` on the log line). */
+  admitted(client: KnownClient, estimate: CostEstimate): void;
   /** The actual cost of what was answered, for the metrics. */
-  answered(state: ClientRequestState, resolved: ResolvedOperation, data: Record<string, unknown> | null | undefined): void;
+  answered(client: KnownClient, resolved: ResolvedOperation, data: Record<string, unknown> | null | undefined): void;
 }
 
 export function clientCostPolicy(options: ClientCostPolicyOptions): ClientCostPolicy {
   return {
-    refusal(state, { document, operation }, estimate) {
-      const { client } = state;
+    refusal(client, { document, operation }, estimate) {
       if (!client.policy.introspectionAllowed && asksIntrospection(operation, document)) {
         return new GraphQLError(`Introspection is not allowed for client ${client.name}`, {
           extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } },
@@ -52,17 +50,11 @@ export function clientCostPolicy(options: ClientCostPolicyOptions): ClientCostPo
       }
       return undefined;
     },
-    admitted(state, estimate) {
-      state.logFields.estimatedCost = String(estimate.cost);
-      state.logFields.estimatedUpstreamCalls = String(estimate.upstreamCalls);
-      options.metrics.estimated(state.client.name, estimate.cost, estimate.upstreamCalls);
+    admitted(client, estimate) {
+      options.metrics.estimated(client.name, estimate.cost, estimate.upstreamCalls);
     },
-    recordCalls(state, calls) {
-      state.actualUpstreamCalls = calls;
-      state.logFields.actualUpstreamCalls = String(calls);
-    },
-    answered(state, resolved, data) {
-      options.metrics.actual(state.client.name, actualCost({ ...resolved, data }));
+    answered(client, resolved, data) {
+      options.metrics.actual(client.name, actualCost({ ...resolved, data }));
     },
   };
 }
@@ -77,34 +69,36 @@ export function clientCostPolicy(options: ClientCostPolicyOptions): ClientCostPo
 export function clientCostLimitPlugin(policy: ClientCostPolicy): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart({ contextValue }) {
-      const state = contextValue.client;
-      if (!state) return;
-      const record = () => policy.recordCalls(state, contextValue.upstreamCalls.length);
+      const { record } = contextValue;
+      const state = record.client;
+      const client = state?.known;
+      if (!state || !client) return;
       return {
         async didResolveOperation({ operation, document, schema, request }) {
           if (!operation) return;
           const estimate = estimateOnce(request, { schema, document, operation, variables: request.variables ?? {} });
-          const refused = policy.refusal(state, { schema, document, operation }, estimate);
+          const refused = policy.refusal(client, { schema, document, operation }, estimate);
           if (refused) {
             state.refusedBy = refused.extensions.code === ErrorCode.COST_ESTIMATED_TOO_EXPENSIVE ? 'cost' : 'introspection';
             throw refused;
           }
-          policy.admitted(state, estimate);
-        },
-        // Every call the request made, retries included: what the upstreams actually served. Recorded as execution
-        // ends, before the request's log line is written (willSendResponse of the log plugin).
-        async executionDidStart() {
-          return { executionDidEnd: async () => record() };
+          record.cost = estimate;
+          policy.admitted(client, estimate);
         },
         async willSendResponse({ response, document, operation, schema }) {
-          record();
+          // Every call the request made, retries included: what the upstreams actually served.
+          recordCalls(state, contextValue.upstreamCalls.length);
           if (!document || !operation || response.body.kind !== 'single') return;
-          // For the metrics only: the request's log line is written before this (the log plugin comes first).
-          policy.answered(state, { schema, document, operation }, response.body.singleResult.data);
+          policy.answered(client, { schema, document, operation }, response.body.singleResult.data);
         },
       };
     },
   };
+}
+
+/** The upstream calls the request made (every call, retries included), which the client policy step charges. */
+export function recordCalls(client: ClientRecord, calls: number): void {
+  client.actualUpstreamCalls = calls;
 }
 
 /** Whether the operation's root selection (through fragments) asks `__schema` or `__type`; walked once per operation. */
