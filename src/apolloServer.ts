@@ -41,8 +41,6 @@ export interface Execution {
    * manifests bound them.
    */
   compiled: CompiledOperations | undefined;
-  /** The `formatError` Apollo formats every error with. */
-  formatError: ReturnType<typeof createFormatError>;
 }
 
 /** The Apollo server: schema and execution, document limits, APQ, error formatting and the observability plugins. */
@@ -61,7 +59,6 @@ export function createExecution(options: ApolloServerOptions): Execution {
   const compiled = config.execution.compiledPath ? new CompiledOperations(schema) : undefined;
   // Compiled at start, like their parse and validation; the text is the one their id is the SHA-256 of.
   if (compiled && pinned) for (const document of pinned.values()) if (document.loc) compiled.addTrusted(document.loc.source.body, document);
-  const formatError = createFormatError(logger);
   const apollo = new ApolloServer<GatewayContext>({
     gateway: jitExecution(schema, config.execution, compiled),
     documentStore: pinned ? new PinnedDocumentStore(pinned, recent) : recent,
@@ -77,7 +74,7 @@ export function createExecution(options: ApolloServerOptions): Execution {
     persistedQueries: { cache: options.persistedQueries, ttl: config.persistedQueries.ttlSeconds },
     parseOptions: documentRules.parseOptions,
     validationRules,
-    formatError,
+    formatError: createFormatError(logger),
     plugins: [
       // No cache hints in this schema and no HTTP caching of answers carrying credentials; the default cache-control
       // plugin would still wrap every field's resolver (docs/performance.md).
@@ -92,5 +89,5 @@ export function createExecution(options: ApolloServerOptions): Execution {
       ...(options.plugins ?? []),
     ],
   });
-  return { apollo, schema, compiled, formatError };
+  return { apollo, schema, compiled };
 }

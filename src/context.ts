@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type DataLoader from 'dataloader';
+import type { ExecutionResult } from 'graphql';
 import type { Config } from './config';
 import { ServiceCredentials } from './credentials';
 import { createRequestRecord, type RequestRecord } from './http/requestRecord';
@@ -30,6 +31,8 @@ export interface GatewayContext {
   upstreamCalls: UpstreamCallRecord[];
   /** The request's record (src/http/requestRecord.ts): its client, cost, outcome. */
   record: RequestRecord;
+  /** A result the compiled executor made, with errors, for Apollo to format (src/execution/compiledPath.ts). */
+  compiledResult?: ExecutionResult;
 }
 
 export interface ContextDeps {

@@ -81,9 +81,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     compiled: execution.compiled
       ? compiledPath({
           operations: execution.compiled,
-          formatError: execution.formatError,
           maxUpstreamCalls: limits.maxUpstreamCalls,
-          context,
           clients,
         })
       : undefined,

@@ -25,6 +25,8 @@ export interface GraphqlRequest {
   readonly read: ReadRequest;
   /** What the request did, typed: the steps fill it and decide from it; the route writes it out once. */
   readonly record: RequestRecord;
+  /** The request's one context, built on first use (by whichever executor runs it). */
+  context(): Promise<GatewayContext>;
 }
 
 /** How an answer written without executing an operation (a refusal, a replay) ended. */
@@ -52,6 +54,14 @@ export function refusal(status: number, code: string, message: string, headers: 
   };
 }
 
+/** An executor beside Apollo for the requests it can answer exactly as Apollo would. */
+export interface CompiledExecutor {
+  /** The answer, or undefined (at once, or once it has executed) to hand the request to Apollo. */
+  run(request: GraphqlRequest): Promise<GraphqlResponse | undefined> | undefined;
+  /** Sees each answer Apollo executed, to take over what Apollo decided (its content type for an accept header). */
+  learn(request: GraphqlRequest, response: GraphqlResponse): void;
+}
+
 /**
  * A policy of the HTTP layer around execution (idempotency, client limits, trusted documents), composed as
  * undici composes interceptors: it may answer by itself, or call `next()` and work on what comes back.
@@ -67,11 +77,8 @@ export interface GraphqlRouteOptions {
   context(request: GraphqlRequest): Promise<GatewayContext>;
   /** Outermost first. Default: none. */
   steps?: readonly GraphqlStep[];
-  /**
-   * Runs the request without Apollo when it is a compiled operation's (src/execution/compiledPath.ts); undefined
-   * hands it to Apollo. Default: every request goes to Apollo.
-   */
-  compiled?: (request: GraphqlRequest) => Promise<GraphqlResponse> | undefined;
+  /** Runs compiled operations without Apollo (src/execution/compiledPath.ts). Default: every request goes to Apollo. */
+  compiled?: CompiledExecutor;
   /**
    * Checks of the request's headers before any step (e.g. conflicting credential spellings): an answer refuses the
    * request, undefined lets it through. Default: none.
@@ -88,7 +95,7 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
   const steps = options.steps ?? [];
 
   async function execute(request: GraphqlRequest): Promise<GraphqlResponse> {
-    const compiled = options.compiled?.(request);
+    const compiled = await options.compiled?.run(request);
     if (compiled) return compiled;
     const headers = new HeaderMap();
     for (const [key, value] of Object.entries(request.incomingHeaders)) {
@@ -96,7 +103,7 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
     }
     const result = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: apolloRequest(request.read, request.method, request.url, headers),
-      context: () => options.context(request),
+      context: () => request.context(),
     });
     let body: string;
     if (result.body.kind === 'complete') body = result.body.string;
@@ -109,7 +116,9 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
     // Apollo answers without running an operation only to refuse the request's HTTP form (its BadRequestError), or
     // when it fails before execution (500).
     const outcome: AnswerOutcome = { outcome: 'error', errorCodes: [status >= 500 ? ErrorCode.INTERNAL_SERVER_ERROR : 'BAD_REQUEST'] };
-    return { status, headers: new Map(result.headers), body, outcome };
+    const response = { status, headers: new Map(result.headers), body, outcome };
+    if (request.record.operations.length > 0) options.compiled?.learn(request, response);
+    return response;
   }
 
   const pipeline = steps.reduceRight<(request: GraphqlRequest) => Promise<GraphqlResponse>>(
@@ -170,7 +179,16 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
       write(res, response, record);
       return finish(record, response, false);
     }
-    const request: GraphqlRequest = { method: req.method, url, header: (name) => firstHeader(req, name), incomingHeaders: req.headers, read, record };
+    let context: Promise<GatewayContext> | undefined;
+    const request: GraphqlRequest = {
+      method: req.method,
+      url,
+      header: (name) => firstHeader(req, name),
+      incomingHeaders: req.headers,
+      read,
+      record,
+      context: () => (context ??= options.context(request)),
+    };
     // The server span covers the steps too, so a refusal or a replay is traced like an execution.
     const response = await withOperationSpan({ method: req.method, headers: req.headers }, async () => {
       const answered = await answer(request);

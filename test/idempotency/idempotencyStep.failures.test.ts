@@ -19,6 +19,7 @@ function requestWith(headers: Record<string, string>, body: unknown = MUTATION):
     incomingHeaders: {},
     read: operationsOfBody(body),
     record: createRequestRecord('unit-1'),
+    context: () => Promise.reject(new Error('no context: next() stands in for execution here')),
   };
 }
 const ok = (): GraphqlResponse => ({ status: 200, headers: new Map([['content-type', 'application/json']]), body: '{"data":{}}' });
