@@ -9,7 +9,7 @@ import { refusalStatusPlugin } from './http/refusalStatusPlugin';
 import { recordPlugin } from './observability/plugins/recordPlugin';
 import { documentLimits } from './limits/documentLimits';
 import { introspectionOff } from './limits/introspection';
-import { upstreamCallLimitPlugin } from './limits/upstreamCallLimit';
+import { costLimitPlugin, type ClientCostPolicy } from './limits/costLimit';
 import type { Logger } from './logger';
 import { CompiledOperations } from './execution/compiledOperations';
 import { jitExecution } from './execution/jitExecution';
@@ -22,7 +22,9 @@ export interface ApolloServerOptions {
   logger: Logger;
   /** Automatic persisted queries: query texts by hash (src/apq/cache.ts). */
   persistedQueries: KeyValueCache<string>;
-  /** Plugins of the policies that work inside execution, added after the gateway's own. */
+  /** The client cost policy (src/clients), when a clients file is loaded. */
+  clientCost?: ClientCostPolicy;
+  /** More plugins, added after the gateway's own. */
   plugins?: ApolloServerPlugin<GatewayContext>[];
   /**
    * Documents to parse and validate once, at start, with the rules requests get, and keep in the document store for
@@ -80,7 +82,7 @@ export function createExecution(options: ApolloServerOptions): Execution {
       // plugin would still wrap every field's resolver (docs/performance.md).
       ApolloServerPluginCacheControlDisabled(),
       ...documentRules.plugins,
-      upstreamCallLimitPlugin({ maxCalls: limits.maxUpstreamCalls }),
+      costLimitPlugin({ maxUpstreamCalls: limits.maxUpstreamCalls, maxCost: limits.maxCost }, options.clientCost),
       refusalStatusPlugin(),
       // Browsers get the gateway's own explorer (src/http/explorer) before Apollo; without this Apollo would add its
       // CDN landing page outside production.

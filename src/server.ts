@@ -66,7 +66,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const clients = createClientPolicies(config, { metrics, redis });
   // Trusted documents are read and validated here, so a bad manifest stops the start naming the operation.
   const trusted = createTrustedDocuments({ ...config.trustedDocuments, metrics });
-  const execution = createExecution({ config, logger, persistedQueries, plugins: clients ? [clients.plugin] : [], pinDocuments: trusted?.pin });
+  const execution = createExecution({ config, logger, persistedQueries, clientCost: clients?.cost, pinDocuments: trusted?.pin });
   const { apollo } = execution;
   const context = (request: GraphqlRequest) => Promise.resolve(createContext({ config, logger, upstreams, metrics, deviations }, request));
 
@@ -81,7 +81,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     compiled: execution.compiled
       ? compiledPath({
           operations: execution.compiled,
-          maxUpstreamCalls: limits.maxUpstreamCalls,
+          limits: { maxUpstreamCalls: limits.maxUpstreamCalls, maxCost: limits.maxCost },
           clients,
         })
       : undefined,

@@ -1,8 +1,6 @@
-import type { ApolloServerPlugin } from '@apollo/server';
 import type { Config } from '../config';
-import type { GatewayContext } from '../context';
 import type { GraphqlStep } from '../http/graphqlRoute';
-import { clientCostLimitPlugin, clientCostPolicy, type ClientCostPolicy } from '../limits/clientCostLimit';
+import { clientCostPolicy, type ClientCostPolicy } from '../limits/costLimit';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { RedisConnection } from '../redis/connection';
 import { ClientBudgets } from './budgets';
@@ -16,7 +14,6 @@ export interface ClientPolicies {
   step: GraphqlStep;
   /** After the trusted-documents step: clients bound to trusted documents came by a manifest id, not an APQ hash. */
   trustedOnlyStep: GraphqlStep;
-  plugin: ApolloServerPlugin<GatewayContext>;
   /** What the plugin does, for operations run without Apollo (src/execution/compiledPath.ts). */
   cost: ClientCostPolicy;
 }
@@ -36,7 +33,6 @@ export function createClientPolicies(config: Config, deps: { metrics: GatewayMet
   return {
     step: clientPolicyStep({ directory, budgets, metrics }),
     trustedOnlyStep: trustedDocumentsOnlyStep(),
-    plugin: clientCostLimitPlugin(cost),
     cost,
   };
 }

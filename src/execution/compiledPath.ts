@@ -1,13 +1,13 @@
 import { getVariableValues } from 'graphql';
 import type { CompiledExecutor, GraphqlResponse } from '../http/graphqlRoute';
-import { recordCalls, type ClientCostPolicy } from '../limits/clientCostLimit';
+import { limitRefusal, recordCalls, type ClientCostPolicy, type CostLimits } from '../limits/costLimit';
 import { estimateRemembered, type CostEstimate } from '../limits/costEstimate';
 import type { CompiledOperations } from './compiledOperations';
 
 interface CompiledPathOptions {
   operations: CompiledOperations;
-  /** MAX_UPSTREAM_CALLS, as the upstream-call limit plugin applies it. */
-  maxUpstreamCalls: number;
+  /** MAX_UPSTREAM_CALLS and MAX_COST, as the cost limit plugin applies them. */
+  limits: CostLimits;
   /** The client cost policy, when a clients file is loaded. */
   clients?: { cost: ClientCostPolicy };
 }
@@ -28,7 +28,7 @@ const MAX_ACCEPT_HEADERS = 64;
  * as it does for its own executions. The route reads, records and writes the outcome.
  */
 export function compiledPath(options: CompiledPathOptions): CompiledExecutor {
-  const { operations, maxUpstreamCalls, clients } = options;
+  const { operations, limits, clients } = options;
   const contentTypes = new Map<string, string>();
 
   return {
@@ -60,7 +60,7 @@ export function compiledPath(options: CompiledPathOptions): CompiledExecutor {
         // Variables graphql-js refuses are Apollo's to word (BAD_USER_INPUT naming the field, HTTP 400).
         if (definitions.length > 0 && getVariableValues(schema, definitions, values, { maxErrors: 1 }).errors) return undefined;
         estimate = estimateRemembered({ schema, document, operation, variables: values });
-        if (estimate.upstreamCalls > maxUpstreamCalls) return undefined;
+        if (limitRefusal(limits, estimate)) return undefined;
         if (client && clients.cost.refusal(client, compiled, estimate)) return undefined;
       } catch {
         return undefined; // whatever the checks cannot judge, Apollo answers as it always has

@@ -7,7 +7,7 @@ import type { GatewayContext } from '../context';
 import type { ClientRecord } from '../http/requestRecord';
 import { ErrorCode } from '../errors/codes';
 import { actualCost } from './actualCost';
-import { estimateOnce, type CostEstimate } from './costEstimate';
+import { estimateRemembered, type CostEstimate } from './costEstimate';
 
 interface ClientCostPolicyOptions {
   /** Where the estimates are counted per client. */
@@ -59,24 +59,50 @@ export function clientCostPolicy(options: ClientCostPolicyOptions): ClientCostPo
   };
 }
 
+/** The gateway's limits on an operation's estimate, in the one unit of the schema's cost directives. */
+export interface CostLimits {
+  /** Most upstream calls one operation may cause (MAX_UPSTREAM_CALLS). */
+  maxUpstreamCalls: number;
+  /** Largest estimated cost of one operation (MAX_COST). */
+  maxCost: number;
+}
+
 /**
- * Demand control per client, after the operation is resolved and before anything executes: an operation whose
- * estimated cost (the schema's cost directives) is over the client's `maxCost` is refused with
- * COST_ESTIMATED_TOO_EXPENSIVE and `extensions.cost`, and introspection is refused to clients whose policy does not
- * allow it. Afterwards it records the upstream calls the request made, which the client policy step charges to the
- * client's per-minute budget. Requests without a client (no clients file) pass untouched.
+ * The refusal of an operation whose estimate (src/limits/costEstimate.ts) is over MAX_UPSTREAM_CALLS or MAX_COST.
+ * Every field with `@cost` is one upstream call per resolution, and `@listSize(slicingArguments: ["perPage"])`
+ * multiplies what is selected below a page, so the fan-out of a page of reservations, each loading its POS check,
+ * is counted, with aliases and fragments.
  */
-export function clientCostLimitPlugin(policy: ClientCostPolicy): ApolloServerPlugin<GatewayContext> {
+export function limitRefusal(limits: CostLimits, estimate: CostEstimate): GraphQLError | undefined {
+  const refused = (message: string) => new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } } });
+  if (estimate.upstreamCalls > limits.maxUpstreamCalls) {
+    return refused(
+      `This operation is too costly: it could make ${estimate.upstreamCalls} upstream calls, and the limit is ${limits.maxUpstreamCalls} (MAX_UPSTREAM_CALLS). Ask for fewer items per page or fewer aliases.`,
+    );
+  }
+  if (estimate.cost > limits.maxCost) return refused(`Query Cost limit of ${limits.maxCost} exceeded, found ${estimate.cost} (MAX_COST).`);
+  return undefined;
+}
+
+/**
+ * Demand control, after the operation is resolved and before anything executes, from one estimate: the gateway's
+ * limits (MAX_UPSTREAM_CALLS, MAX_COST), then, for a known client, its `maxCost` (COST_ESTIMATED_TOO_EXPENSIVE with
+ * `extensions.cost`) and introspection when its policy does not allow it. Afterwards it records the upstream calls
+ * the request made, which the client policy step charges to the client's per-minute budget.
+ */
+export function costLimitPlugin(limits: CostLimits, policy?: ClientCostPolicy): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart({ contextValue }) {
       const { record } = contextValue;
       const state = record.client;
-      const client = state?.known;
-      if (!state || !client) return;
+      const client = policy && state?.known;
       return {
         async didResolveOperation({ operation, document, schema, request }) {
           if (!operation) return;
-          const estimate = estimateOnce(request, { schema, document, operation, variables: request.variables ?? {} });
+          const estimate = estimateRemembered({ schema, document, operation, variables: request.variables ?? {} });
+          const over = limitRefusal(limits, estimate);
+          if (over) throw over;
+          if (!state || !client) return;
           const refused = policy.refusal(client, { schema, document, operation }, estimate);
           if (refused) {
             state.refusedBy = refused.extensions.code === ErrorCode.COST_ESTIMATED_TOO_EXPENSIVE ? 'cost' : 'introspection';
@@ -86,6 +112,7 @@ export function clientCostLimitPlugin(policy: ClientCostPolicy): ApolloServerPlu
           policy.admitted(client, estimate);
         },
         async willSendResponse({ response, document, operation, schema }) {
+          if (!state || !client) return;
           // Every call the request made, retries included: what the upstreams actually served.
           recordCalls(state, contextValue.upstreamCalls.length);
           if (!document || !operation || response.body.kind !== 'single') return;
