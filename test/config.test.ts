@@ -6,7 +6,7 @@ import { spawnGateway } from './support/gatewayProcess';
 
 const REQUIRED = { RESERVATION_BASE_URL: 'http://reservation.test', POS_BASE_URL: 'http://pos.test/api' };
 
-/** What the README's default column should say for a setting: its schema default, or why there is none. */
+/** What the settings table's default column should say for a setting: its schema default, or why there is none. */
 function documentedDefault(key: keyof typeof ConfigSchema.shape): string {
   const parsed = ConfigSchema.shape[key].safeParse(undefined);
   if (!parsed.success) return '(required)';
@@ -14,8 +14,8 @@ function documentedDefault(key: keyof typeof ConfigSchema.shape): string {
 }
 
 describe('config', () => {
-  describe('the README settings table', () => {
-    const rows = tableRows(readmeSection('Settings'));
+  describe('the settings table of docs/operations.md', () => {
+    const rows = tableRows(readmeSection('Settings', 'docs/operations.md'));
     const documented = new Map(rows.map(([name, def]) => [unquote(name), unquote(def)]));
 
     it('lists every setting of the schema', () => {

@@ -1,15 +1,30 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { Kind, parse } from 'graphql';
 import { DAY_QUERY } from '../src/http/explorer';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox';
 import { eventually, ROOT, spawnGateway, type GatewayProcess } from './support/gatewayProcess';
 import { freePort } from './support/net';
-import { fencedBlocks, README, type FencedBlock } from './support/readme';
+import { fencedBlocks, readDoc, README, type FencedBlock } from './support/readme';
 
 const VENUES: Record<string, Record<string, string>> = { 'La Terrazza': SANDBOX_CREDENTIALS.laTerrazza, 'Bistro Nord': SANDBOX_CREDENTIALS.bistroNord };
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+
+/** The files whose examples must run against `npm run dev`: a few in the README, the rest for the front-end teams. */
+const EXAMPLE_DOCS = ['README.md', 'docs/clients.md'];
+
+/** A fenced block and the file it is in. */
+interface DocBlock extends FencedBlock {
+  doc: string;
+}
+
+const blocks: DocBlock[] = EXAMPLE_DOCS.flatMap((doc) => fencedBlocks(readDoc(doc)).map((b) => ({ ...b, doc })));
+
+/** A credential header's name as the gateway takes it in either spelling (`Employee-Token`, `EMPLOYEE_TOKEN`). */
+function byHeaderName(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase().replace(/-/g, '_'), value]));
+}
 
 /** A GraphQL example: the document, and what its `# variables:`, `# headers:` and `# answers:` lines say. */
 interface GraphqlExample {
@@ -20,7 +35,7 @@ interface GraphqlExample {
   answers: string | undefined;
 }
 
-function graphqlExample(block: FencedBlock): GraphqlExample {
+function graphqlExample(block: DocBlock): GraphqlExample {
   const lines = block.text.split('\n');
   const directive = (name: string) => lines.find((l) => l.startsWith(`# ${name}:`))?.slice(name.length + 3).trim();
   const start = lines.findIndex((l) => l.startsWith('# variables:'));
@@ -31,7 +46,7 @@ function graphqlExample(block: FencedBlock): GraphqlExample {
     variablesText = [lines[start].slice('# variables:'.length), ...rest.map((l) => l.slice(1))].join(' ');
   }
   return {
-    name: `README line ${block.line}`,
+    name: `${block.doc} line ${block.line}`,
     document: lines.filter((l) => !l.startsWith('#')).join('\n'),
     variablesText,
     venue: directive('headers') ?? 'La Terrazza',
@@ -39,8 +54,8 @@ function graphqlExample(block: FencedBlock): GraphqlExample {
   };
 }
 
-const graphqlExamples = fencedBlocks().filter((b) => b.lang === 'graphql').map(graphqlExample);
-const curlExamples = fencedBlocks().filter((b) => b.lang === 'sh' && /^curl /m.test(b.text));
+const graphqlExamples = blocks.filter((b) => b.lang === 'graphql').map(graphqlExample);
+const curlExamples = blocks.filter((b) => b.lang === 'sh' && /^curl /m.test(b.text));
 
 function run(command: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -50,8 +65,8 @@ function run(command: string): Promise<{ code: number; stdout: string; stderr: s
   });
 }
 
-/** The README's examples, run as written against `npm run dev` (only the port differs, and BUSY_DATE is the banner's). */
-describe('README, Example operations', () => {
+/** The examples of the README and docs/clients.md, run as written against `npm run dev` (only the port differs, and BUSY_DATE is the banner's). */
+describe('README and docs/clients.md, Example operations', () => {
   let dev: GatewayProcess;
   let port: number;
   let banner: string;
@@ -73,8 +88,8 @@ describe('README, Example operations', () => {
   });
 
   it('shows both venues\' headers as the sandbox takes them', () => {
-    const shown = fencedBlocks().filter((b) => b.lang === 'json' && b.text.includes('Pos-Access-Token')).map((b) => JSON.parse(b.text) as unknown);
-    expect(shown).toEqual([SANDBOX_CREDENTIALS.laTerrazza, SANDBOX_CREDENTIALS.bistroNord]);
+    const shown = blocks.filter((b) => b.lang === 'json' && b.text.includes('Pos-Access-Token')).map((b) => byHeaderName(JSON.parse(b.text) as Record<string, string>));
+    expect(shown).toEqual([byHeaderName(SANDBOX_CREDENTIALS.laTerrazza), byHeaderName(SANDBOX_CREDENTIALS.bistroNord)]);
   });
 
   it('starts with the day query the explorer pre-fills', () => {
@@ -84,7 +99,7 @@ describe('README, Example operations', () => {
 
   it('names only ids that npm run dev prints', () => {
     const printed = new Set(banner.match(UUID));
-    const named = [...new Set(fencedBlocks().flatMap((b) => b.text.match(UUID) ?? []))];
+    const named = [...new Set(blocks.flatMap((b) => b.text.match(UUID) ?? []))];
     // When the sample changes, take the new ids from the banner:
     expect({ notPrinted: named.filter((id) => !printed.has(id)), banner }).toEqual({ notPrinted: [], banner });
   });
@@ -107,7 +122,7 @@ describe('README, Example operations', () => {
     }
   });
 
-  it.each(curlExamples.map((b) => [`README line ${b.line}`, b] as const))('runs the curl example at %s', async (_name, block) => {
+  it.each(curlExamples.map((b) => [`${b.doc} line ${b.line}`, b] as const))('runs the curl example at %s', async (_name, block) => {
     const result = await run(block.text.replace(/localhost:4000/g, `localhost:${port}`));
     expect({ code: result.code, stderr: result.code === 0 ? '' : result.stderr }).toEqual({ code: 0, stderr: '' });
     const body = JSON.parse(result.stdout) as { data?: Record<string, unknown>; errors?: unknown };
@@ -117,11 +132,15 @@ describe('README, Example operations', () => {
   });
 });
 
-describe('README, links', () => {
+/** Every Markdown file a reader is sent to: the README, the changelog and docs/. */
+const DOCS = ['README.md', 'CHANGELOG.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+
+describe('README and docs, links', () => {
   it('points at nothing outside the repository', () => {
-    for (const doc of ['README.md', 'docs/api.md', 'docs/performance.md']) {
-      const text = readFileSync(join(ROOT, doc), 'utf8');
-      expect({ doc, outside: text.match(/\.\.\/shared|\.\.\/[A-Za-z]/g) ?? [] }).toEqual({ doc, outside: [] });
+    for (const doc of DOCS) {
+      const text = readDoc(doc);
+      const outside = (text.match(/(?:\.\.\/)+[A-Za-z][^\s)`'"]*/g) ?? []).filter((path) => relative(ROOT, resolve(ROOT, dirname(doc), path)).startsWith('..'));
+      expect({ doc, outside: [...(text.match(/\.\.\/shared/g) ?? []), ...outside] }).toEqual({ doc, outside: [] });
       for (const [, target] of text.matchAll(/\]\(([^)#\s]+)[^)]*\)/g)) {
         if (/^https?:/.test(target)) continue;
         expect({ doc, target, exists: existsSync(join(ROOT, doc, '..', target)) }).toEqual({ doc, target, exists: true });

@@ -5,7 +5,7 @@ import { ConfigError } from '../config';
 import { codeOf, messageOf } from '../errors/errorFields';
 import { formatPath } from '../errors/fieldPath';
 
-/** What one client may do (README, "Clients and limits"). */
+/** What one client may do (docs/clients.md, "Client limits"). */
 export interface ClientPolicy {
   /** Sustained requests per second; with `burst`, a window of ⌈burst ÷ requestsPerSecond⌉ s holding `burst` requests. */
   requestsPerSecond: number;

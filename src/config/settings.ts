@@ -19,7 +19,7 @@ export const namesOf = (list: string | undefined): string[] => (list ?? '').spli
 const baseUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
 /**
- * Every setting, parsed from the environment. Each one is in the README's settings table (a test checks it).
+ * Every setting, parsed from the environment. Each one is in the settings table of docs/operations.md (a test checks it).
  * Names are the environment variables; defaults are safe for production.
  */
 export const ConfigSchema = z.object({

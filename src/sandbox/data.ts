@@ -80,7 +80,7 @@ const ID_REFERENCE_NOW = new Date('2026-01-15T09:00:00Z');
 const ids = sampleIdsOf(createSampleState({ now: ID_REFERENCE_NOW }));
 
 /**
- * Well-known values of the sample data, for tests and the README. Ids are
+ * Well-known values of the sample data, for tests and the docs. Ids are
  * constants (the same for every `now`); dates depend on the state's `now`,
  * so they are functions of the state:
  *

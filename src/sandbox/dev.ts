@@ -16,7 +16,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'info',
     // No load balancer to wait for on a laptop: Ctrl+C drains and exits at once.
     SHUTDOWN_DELAY_MS: '0',
-    // The repo's own operations are trusted documents, so the apps can be tried by id (README, Trusted documents).
+    // The repo's own operations are trusted documents, so the apps can be tried by id (docs/clients.md, Trusted documents).
     TRUSTED_DOCUMENTS: join(__dirname, '..', '..', 'operations', 'generated', 'persisted-query-manifest.json'),
     ...process.env,
     RESERVATION_BASE_URL: sandbox.reservationUrl,

@@ -6,7 +6,7 @@ import type { SandboxState } from './records';
 /**
  * What `npm run dev` tells a newcomer, and what its explorer pre-fills: both venues' headers, the busy day, and
  * real ids from the sample. The ids are the same on every start; only the busy date moves with the clock, which is
- * why the README names it BUSY_DATE (test/readmeExamples.test.ts reads it from this banner).
+ * why docs/clients.md names it BUSY_DATE (test/readmeExamples.test.ts reads it from this banner).
  */
 export function sandboxExplorer(state: SandboxState): Omit<ExplorerOptions, 'enabled'> {
   return {
@@ -23,7 +23,7 @@ export function sandboxExplorer(state: SandboxState): Omit<ExplorerOptions, 'ena
   };
 }
 
-/** The sample values a README example may name, labelled as the banner prints them. */
+/** The sample values a documented example may name, labelled as the banner prints them. */
 export function sampleValues(state: SandboxState): Array<[label: string, value: string]> {
   const lt = SAMPLE.laTerrazza;
   const tenant = state.tenants.laTerrazza;

@@ -1,6 +1,6 @@
 /**
  * Seeded randomness for the sample data: the same seed gives the same
- * names, prices and ids on every start, so tests and the README can name them.
+ * names, prices and ids on every start, so tests and the docs can name them.
  */
 
 /** mulberry32: a tiny 32-bit generator of floats in [0, 1); good enough for sample data, not for secrets. */

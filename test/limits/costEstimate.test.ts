@@ -64,7 +64,7 @@ describe('estimateCost', () => {
     });
   });
 
-  it('costs the README\'s example day at 610', () => {
+  it('costs the example day of docs/clients.md at 610', () => {
     expect(estimate('{ reservations(date: "2026-01-01") { nodes { check { summary { totalAmount } } } } }')).toEqual({ cost: 610, upstreamCalls: 51 });
   });
 

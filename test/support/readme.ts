@@ -1,13 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const README = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+const ROOT = join(__dirname, '..', '..');
 
-/** The lines of the README section under the heading named `title` (any level), up to the next heading. */
-export function readmeSection(title: string): string[] {
-  const lines = README.split('\n');
+/** A Markdown file of the repository, by its path from the root (`README.md`, `docs/operations.md`). */
+export function readDoc(path: string): string {
+  return readFileSync(join(ROOT, path), 'utf8');
+}
+
+export const README = readDoc('README.md');
+
+/** The lines of the section of `file` (the README unless told) under the heading named `title` (any level), up to the next heading. */
+export function readmeSection(title: string, file = 'README.md'): string[] {
+  const lines = readDoc(file).split('\n');
   const start = lines.findIndex((l) => new RegExp(`^#+ ${title}\\s*$`).test(l));
-  if (start < 0) throw new Error(`README has no section "${title}"`);
+  if (start < 0) throw new Error(`${file} has no section "${title}"`);
   const end = lines.findIndex((l, i) => i > start && /^#+ /.test(l));
   return lines.slice(start + 1, end < 0 ? undefined : end);
 }

@@ -43,8 +43,8 @@ describe('checkSchema', () => {
     // report against the new snapshot, but the operations still break.
     const input = withSchemaEdit('employee.graphql', (t) => t.replace('  phoneNumber: String\n', '  phoneNumber(format: String!): String\n'));
     const { text, version } = renderSnapshot(input.schemaFiles.map((f) => f.text).join('\n'));
-    const readme = input.readme.replace(/(#+ Schema changelog\n)/, `$1\n- \`${version}\` 2026-11-23: Employee.phoneNumber takes a format.\n`);
-    const { errors } = await checkSchema({ ...input, snapshot: text, readme });
+    const changelog = input.changelog.replace(/(#+ Schema changelog\n)/, `$1\n- \`${version}\` 2026-11-23: Employee.phoneNumber takes a format.\n`);
+    const { errors } = await checkSchema({ ...input, snapshot: text, changelog });
     expect(errors.filter((e) => e.startsWith('breaking change'))).toEqual([]);
     expect(errors).toContainEqual(expect.stringMatching(/^operation StaffList \(operations\/staffList\.graphql\) no longer validates.*argument "format"/));
     expect(errors).toContainEqual(expect.stringMatching(/^operation StaffList \(operations\/generated\/persisted-query-manifest\.json\) no longer validates/));
@@ -67,10 +67,10 @@ describe('checkSchema', () => {
     const input = withSchemaEdit('employee.graphql', (t) => t.replace('  "Staff registration number."\n  registrationNo: String\n', ''));
     const { text, version } = renderSnapshot(input.schemaFiles.map((f) => f.text).join('\n'));
     const withoutLine = await checkSchema({ ...input, operationFiles: [], manifests: [], snapshot: text });
-    expect(withoutLine.errors).toEqual([expect.stringContaining(`the published snapshot (version ${version}) has no line in the README's "Schema changelog"`)]);
-    const readme = input.readme.replace(/(#+ Schema changelog\n)/, `$1\n- \`${version}\` 2026-11-23: Employee.registrationNo removed.\n`);
-    expect(readme).not.toBe(input.readme);
-    expect((await checkSchema({ ...input, operationFiles: [], manifests: [], snapshot: text, readme })).errors).toEqual([]);
+    expect(withoutLine.errors).toEqual([expect.stringContaining(`the published snapshot (version ${version}) has no line in CHANGELOG.md's "Schema changelog"`)]);
+    const changelog = input.changelog.replace(/(#+ Schema changelog\n)/, `$1\n- \`${version}\` 2026-11-23: Employee.registrationNo removed.\n`);
+    expect(changelog).not.toBe(input.changelog);
+    expect((await checkSchema({ ...input, operationFiles: [], manifests: [], snapshot: text, changelog })).errors).toEqual([]);
   });
 
   it('notices a snapshot edited by hand', async () => {
@@ -80,7 +80,7 @@ describe('checkSchema', () => {
     expect((await checkSchema({ ...sources, snapshot: edited })).errors).toContainEqual(expect.stringContaining('does not match its recorded version'));
   });
 
-  it('reads the changelog versions from the README', () => {
+  it('reads the versions of the Schema changelog section', () => {
     expect(changelogVersions('# X\n- `0123456789ab` no\n## Schema changelog\n- `aaaaaaaaaaaa` 2026: yes\n## Next\n- `bbbbbbbbbbbb`')).toEqual(new Set(['aaaaaaaaaaaa']));
   });
 });

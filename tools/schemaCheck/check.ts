@@ -9,8 +9,8 @@ export interface SchemaCheckInput {
   schemaFiles: readonly SourceFile[];
   /** The committed snapshot of the published schema (schema/published/schema.graphql). */
   snapshot: string;
-  /** The README, whose "Schema changelog" section must name the snapshot's version. */
-  readme: string;
+  /** CHANGELOG.md, whose "Schema changelog" section must name the snapshot's version. */
+  changelog: string;
   /** operations/**\/*.graphql (not the generated files). */
   operationFiles: readonly SourceFile[];
   /** Manifests clients use: the generated one and those of shipped releases. */
@@ -24,7 +24,7 @@ export interface SchemaCheckReport {
   notes: string[];
 }
 
-const PUBLISH = `to publish a breaking change on purpose: \`npm run schema:snapshot\`, then add the line it prints to the README's "Schema changelog", in the same change`;
+const PUBLISH = `to publish a breaking change on purpose: \`npm run schema:snapshot\`, then add the line it prints to CHANGELOG.md's "Schema changelog", in the same change`;
 
 /**
  * The schema against what clients use: the published snapshot (breaking changes need a new snapshot and a
@@ -56,8 +56,8 @@ export async function checkSchema(input: SchemaCheckInput): Promise<SchemaCheckR
   }
   const snapshot = readSnapshot(input.snapshot);
   if (snapshot.edited) errors.push(`${SNAPSHOT_PATH} does not match its recorded version (edited by hand?): run \`npm run schema:snapshot\``);
-  else if (!changelogVersions(input.readme).has(snapshot.version!)) {
-    errors.push(`the published snapshot (version ${snapshot.version}) has no line in the README's "Schema changelog": add "- \`${snapshot.version}\` <date>: <what changed>"`);
+  else if (!changelogVersions(input.changelog).has(snapshot.version!)) {
+    errors.push(`the published snapshot (version ${snapshot.version}) has no line in CHANGELOG.md's "Schema changelog": add "- \`${snapshot.version}\` <date>: <what changed>"`);
   }
   let published: GraphQLSchema;
   try {
@@ -81,9 +81,9 @@ export async function checkSchema(input: SchemaCheckInput): Promise<SchemaCheckR
   return { errors, notes };
 }
 
-/** The versions the README's Schema changelog names, as `\`0123456789ab\``. */
-export function changelogVersions(readme: string): Set<string> {
-  const lines = readme.split('\n');
+/** The versions a changelog's "Schema changelog" section names, as `\`0123456789ab\``. */
+export function changelogVersions(changelog: string): Set<string> {
+  const lines = changelog.split('\n');
   const start = lines.findIndex((l) => /^#+ Schema changelog\s*$/.test(l));
   if (start < 0) return new Set();
   const end = lines.findIndex((l, i) => i > start && /^#+ /.test(l));

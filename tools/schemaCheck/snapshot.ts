@@ -7,7 +7,7 @@ export const SNAPSHOT_PATH = 'schema/published/schema.graphql';
 
 const HEADER = [
   '# The published schema: what shipped clients were built against. `npm run schema:check` compares schema/*.graphql',
-  '# with it; `npm run schema:snapshot` rewrites it (and prints the line to add to the README\'s Schema changelog).',
+  '# with it; `npm run schema:snapshot` rewrites it (and prints the line to add to CHANGELOG.md\'s Schema changelog).',
   '# Do not edit by hand.',
 ];
 

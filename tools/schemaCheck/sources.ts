@@ -36,7 +36,7 @@ export function repositorySources() {
   return {
     schemaFiles: filesUnder('schema', '.graphql', false),
     snapshot: existsSync(join(ROOT, 'schema/published/schema.graphql')) ? readSource('schema/published/schema.graphql').text : '',
-    readme: readSource('README.md').text,
+    changelog: readSource('CHANGELOG.md').text,
     operationFiles: filesUnder('operations', '.graphql').filter((f) => !f.path.startsWith('operations/generated/')),
     manifests: MANIFEST_DIRS.flatMap((dir) => filesUnder(dir, '.json', false)).filter((f) => isManifest(f.text)),
   };

@@ -8,5 +8,5 @@ const { text, version } = renderSnapshot(filesUnder('schema', '.graphql', false)
 mkdirSync(dirname(join(ROOT, SNAPSHOT_PATH)), { recursive: true });
 writeFileSync(join(ROOT, SNAPSHOT_PATH), text);
 process.stdout.write(
-  `${SNAPSHOT_PATH}: version ${version}\nAdd to the README's "Schema changelog" (what changed, for clients):\n- \`${version}\` ${new Date().toISOString().slice(0, 10)}: …\n`,
+  `${SNAPSHOT_PATH}: version ${version}\nAdd to CHANGELOG.md's "Schema changelog" (what changed, for clients):\n- \`${version}\` ${new Date().toISOString().slice(0, 10)}: …\n`,
 );

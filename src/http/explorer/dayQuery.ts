@@ -1,6 +1,6 @@
 /**
- * The README's first example, pre-filled in the explorer: a day's reservations with their POS checks. A test keeps
- * the README's copy equal to this one.
+ * The first example of docs/clients.md, pre-filled in the explorer: a day's reservations with their POS checks. A test keeps
+ * that copy equal to this one.
  */
 export const DAY_QUERY = `query Day($date: Date!) {
   reservations(date: $date, perPage: 50) {

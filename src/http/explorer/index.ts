@@ -15,7 +15,7 @@ export interface ExplorerOptions {
   enabled: boolean;
   /** Header sets to pre-fill, the first by default, the others one click away. Default: none. */
   venues?: readonly ExplorerVenue[];
-  /** The operation pre-filled. Default: DAY_QUERY, the README's day query. */
+  /** The operation pre-filled. Default: DAY_QUERY, the day query of docs/clients.md. */
   document?: string;
   /** Its variables. Default: `{ date: <today, UTC> }`. */
   variables?: Record<string, unknown>;

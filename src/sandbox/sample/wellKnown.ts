@@ -1,6 +1,6 @@
 import type { Check, SandboxState, TenantState } from '../records';
 
-/** Ids a test or the README can name in one venue. */
+/** Ids a test or the docs can name in one venue. */
 export interface VenueSample {
   storeId: string;
   propertyId: string;

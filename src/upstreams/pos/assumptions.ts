@@ -26,7 +26,7 @@ export const POS_ERROR_CODES: Readonly<Record<number, DocumentedCode>> = {};
  * - "check_service_charge | object | …": a check may have no service charge;
  * - "check_items | array | each: id, parent_check_item_id, reason_id, …" (no type given): a top-level line has no
  *   parent, and only a complimentary or cancelled line has a reason.
- * Null anywhere else is counted as a deviation (README, "When an upstream answers differently").
+ * Null anywhere else is counted as a deviation (docs/clients.md, "When an upstream answers differently").
  */
 export function blankWhenNotApplicable<T extends z.ZodType>(schema: T): z.ZodNullable<T> {
   return schema.nullable();
