@@ -8,7 +8,6 @@ import type { GatewayMetrics } from '../observability/metrics';
 import type { OperationOutcome } from '../observability/operationOutcome';
 import { endOperationSpan, nameOperationSpan, withOperationSpan } from '../observability/tracing';
 import type { UpstreamCallRecord } from '../upstreams/http';
-import { BodyTooLargeError } from './body';
 import { apolloRequest, readOperationRequests, UnreadableRequestError, type ReadRequest } from './operationRequests';
 import { createRequestRecord, recordLogFields, type OperationRecord, type RequestRecord } from './requestRecord';
 import { errorBody, JSON_TYPE } from './send';
@@ -102,7 +101,7 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
       if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
     }
     const result = await apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: apolloRequest(request.read, request.method, request.url, headers),
+      httpGraphQLRequest: apolloRequest(request.read, request.url, headers),
       context: () => request.context(),
     });
     let body: string;
@@ -140,21 +139,19 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
   /** The one writer of a request's outcome: its log line, its count per operation, its span. */
   function finish(record: RequestRecord, response: Pick<GraphqlResponse, 'status' | 'outcome'>, batched: boolean): void {
     const durationMs = performance.now() - record.started;
-    const answered = response.outcome ?? { outcome: 'error', errorCodes: [ErrorCode.INTERNAL_SERVER_ERROR] };
-    const operations: OperationRecord[] = record.operations.length > 0 ? record.operations : [{ operationName: null, ...answered, durationMs }];
+    const whole = answerOutcome(record, response);
+    const operations: OperationRecord[] = record.operations.length > 0 ? record.operations : [{ operationName: null, ...whole, durationMs }];
     for (const op of operations) metrics.observeOperation(op.operationName, op.outcome, op.durationMs / 1000);
-    const [only] = operations;
-    const whole = operations.length === 1 && only ? only : summary(operations);
+    const only = operations.length === 1 ? operations[0] : undefined;
     logger.info(
       {
         requestId: record.requestId,
         ...recordLogFields(record),
-        operationName: whole.operationName,
+        operationName: only?.operationName ?? null,
         durationMs: roundMs(durationMs),
-        outcome: whole.outcome,
-        errorCodes: whole.errorCodes,
+        ...whole,
         httpStatus: response.status,
-        ...(operations.length > 1 ? { operations: operations.map(({ operationName, outcome, errorCodes }) => ({ operationName, outcome, errorCodes })) } : {}),
+        ...(only ? {} : { operations: operations.map(({ operationName, outcome, errorCodes }) => ({ operationName, outcome, errorCodes })) }),
         upstreamCalls: record.upstreamCalls.map(callSummary),
       },
       'graphql request',
@@ -170,18 +167,16 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
     res.setHeader('x-request-id', record.requestId);
     let read: ReadRequest;
     try {
-      if (req.method !== 'GET' && req.method !== 'POST') throw new UnreadableRequestError(405, 'Use GET or POST');
       read = await readOperationRequests(req, url, { maxBodyBytes: limits.maxBodyBytes, maxBatchSize: limits.maxBatchSize });
     } catch (err) {
-      const unreadable = err instanceof UnreadableRequestError ? err : err instanceof BodyTooLargeError ? new UnreadableRequestError(413, err.message) : undefined;
-      if (!unreadable) throw err;
-      const response = refusal(unreadable.status, 'BAD_REQUEST', unreadable.message, unreadable.status === 405 ? { allow: 'GET, POST' } : {});
+      if (!(err instanceof UnreadableRequestError)) throw err;
+      const response = refusal(err.status, 'BAD_REQUEST', err.message, err.status === 405 ? { allow: 'GET, POST' } : {});
       write(res, response, record);
       return finish(record, response, false);
     }
     let context: Promise<GatewayContext> | undefined;
     const request: GraphqlRequest = {
-      method: req.method,
+      method: read.method,
       url,
       header: (name) => firstHeader(req, name),
       incomingHeaders: req.headers,
@@ -190,7 +185,7 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
       context: () => (context ??= options.context(request)),
     };
     // The server span covers the steps too, so a refusal or a replay is traced like an execution.
-    const response = await withOperationSpan({ method: req.method, headers: req.headers }, async () => {
+    const response = await withOperationSpan({ method: read.method, headers: req.headers }, async () => {
       const answered = await answer(request);
       finish(record, answered, read.batched);
       return answered;
@@ -199,18 +194,13 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
   };
 }
 
-/** How the request ended as a whole: its one operation's outcome, a batch's summary, or the answer's own. */
+/** How the request ended as a whole: its one operation's outcome; a batch's (error when every operation failed, success
+ * when none did, else partial); or, with no operation executed, the answer's own. */
 export function answerOutcome(record: RequestRecord, response: Pick<GraphqlResponse, 'outcome'>): AnswerOutcome {
-  const [only] = record.operations;
-  if (!only) return response.outcome ?? { outcome: 'error', errorCodes: [ErrorCode.INTERNAL_SERVER_ERROR] };
-  const { outcome, errorCodes } = record.operations.length === 1 ? only : summary(record.operations);
-  return { outcome, errorCodes };
-}
-
-/** A batch's outcome on its one line: error when every operation failed, success when none did, else partial. */
-function summary(operations: readonly OperationRecord[]): Pick<OperationRecord, 'operationName' | 'outcome' | 'errorCodes'> {
-  const outcome = operations.every((op) => op.outcome === 'success') ? 'success' : operations.every((op) => op.outcome === 'error') ? 'error' : 'partial';
-  return { operationName: null, outcome, errorCodes: [...new Set(operations.flatMap((op) => op.errorCodes))] };
+  const ops = record.operations;
+  if (ops.length === 0) return response.outcome ?? { outcome: 'error', errorCodes: [ErrorCode.INTERNAL_SERVER_ERROR] };
+  const outcome = ops.every((op) => op.outcome === 'success') ? 'success' : ops.every((op) => op.outcome === 'error') ? 'error' : 'partial';
+  return { outcome, errorCodes: [...new Set(ops.flatMap((op) => op.errorCodes))] };
 }
 
 function write(res: ServerResponse, response: GraphqlResponse, record: RequestRecord): void {

@@ -1,7 +1,6 @@
 import type { HTTPGraphQLRequest } from '@apollo/server';
 import type { IncomingMessage } from 'node:http';
 import { isPlainObject } from '../upstreams/fieldPlan';
-import { readBody } from './body';
 
 /**
  * How one GraphQL operation request names its document: by id (Apollo's persisted query extension without a query,
@@ -37,7 +36,7 @@ export interface OperationRequest {
   readonly sent: unknown;
 }
 
-/** The refusals of the HTTP form that come before any operation is read; the route answers them itself. */
+/** The refusals of the HTTP form that come before any operation is read (status 400, 405, 413); the route answers them. */
 export class UnreadableRequestError extends Error {
   constructor(
     readonly status: number,
@@ -49,6 +48,7 @@ export class UnreadableRequestError extends Error {
 
 /** The whole HTTP request as read once: its operations, and what Apollo gets when it runs them. */
 export interface ReadRequest {
+  readonly method: 'GET' | 'POST';
   /** Empty when the body holds no operation Apollo could read (not JSON, an empty object, a string): Apollo refuses it. */
   readonly operations: OperationRequest[];
   readonly batched: boolean;
@@ -63,15 +63,16 @@ export interface ReadOptions {
 }
 
 /**
- * Reads a GET or POST GraphQL request once, as graphql-http's `parseRequestParams` does. A body that is not valid
- * JSON (400), too large (413) or a batch over MAX_BATCH_SIZE (400) throws UnreadableRequestError. Bodies of other
- * content types are kept as text for Apollo to refuse (and its CSRF check to see).
+ * Reads a GET or POST GraphQL request once, as graphql-http's `parseRequestParams` does. Another method (405), a body
+ * that is too large (413) or not valid JSON (400), or a batch over MAX_BATCH_SIZE (400) throws UnreadableRequestError.
+ * Bodies of other content types are kept as text for Apollo to refuse (and its CSRF check to see).
  */
 export async function readOperationRequests(req: IncomingMessage, url: URL, options: ReadOptions): Promise<ReadRequest> {
-  if (req.method === 'GET') return { operations: [fromSearch(url.searchParams)], batched: false, body: undefined };
+  if (req.method === 'GET') return { method: 'GET', operations: [fromSearch(url.searchParams)], batched: false, body: undefined };
+  if (req.method !== 'POST') throw new UnreadableRequestError(405, 'Use GET or POST');
   const text = await readBody(req, options.maxBodyBytes);
   const type = req.headers['content-type'] ?? '';
-  if (!/^application\/(graphql-response\+)?json/i.test(type)) return { operations: [], batched: false, body: text };
+  if (!/^application\/(graphql-response\+)?json/i.test(type)) return { method: 'POST', operations: [], batched: false, body: text };
   let body: unknown;
   try {
     body = text === '' ? undefined : (JSON.parse(text) as unknown);
@@ -87,9 +88,24 @@ export function operationsOfBody(body: unknown, maxBatchSize = Infinity): ReadRe
     if (body.length > Math.max(maxBatchSize, 1)) {
       throw new UnreadableRequestError(400, maxBatchSize > 0 ? `A batch may hold at most ${maxBatchSize} operations` : 'Batched requests are not accepted');
     }
-    return { operations: body.map(fromObject), batched: true, body };
+    return { method: 'POST', operations: body.map(fromObject), batched: true, body };
   }
-  return { operations: isPlainObject(body) && Object.keys(body).length > 0 ? [fromObject(body)] : [], batched: false, body };
+  return { method: 'POST', operations: isPlainObject(body) && Object.keys(body).length > 0 ? [fromObject(body)] : [], batched: false, body };
+}
+
+/** Reads the body, refusing it as soon as it passes `limit` bytes (Content-Length is checked first). */
+async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  const tooLarge = () => new UnreadableRequestError(413, `Request body is larger than ${limit} bytes`);
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
 }
 
 /** A POST's operation, checked as Apollo's runHttpQuery checks it. */
@@ -182,7 +198,8 @@ function withoutPersistedQuery(extensions: Record<string, unknown> | undefined):
 }
 
 /** What Apollo Server's executeHTTPGraphQLRequest gets for this request, with every resolved document as text. */
-export function apolloRequest(read: ReadRequest, method: 'GET' | 'POST', url: URL, headers: HTTPGraphQLRequest['headers']): HTTPGraphQLRequest {
+export function apolloRequest(read: ReadRequest, url: URL, headers: HTTPGraphQLRequest['headers']): HTTPGraphQLRequest {
+  const { method } = read;
   const [first] = read.operations;
   if (method === 'GET') {
     if (!first?.resolvedBy) return { method, headers, search: url.search, body: undefined };
