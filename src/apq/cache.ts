@@ -1,6 +1,6 @@
 import { ErrorsAreMissesCache, InMemoryLRUCache, type KeyValueCache, type KeyValueCacheSetOptions } from '@apollo/utils.keyvaluecache';
 import type Redis from 'ioredis';
-import type { GraphqlStep } from '../http/graphqlRoute';
+import { refusal, type GraphqlResponse, type GraphqlStep } from '../http/graphqlRoute';
 import type { RedisConnection } from '../redis/connection';
 
 export interface PersistedQueryCacheOptions {
@@ -91,4 +91,9 @@ export function persistedQueriesStep(cache: KeyValueCache<string>): GraphqlStep 
     );
     return next();
   };
+}
+
+/** Apollo's answer to a persisted-query hash it cannot find: 200, so Apollo Client's links read the code and send the text. */
+export function persistedQueryNotFound(): GraphqlResponse {
+  return refusal(200, 'PERSISTED_QUERY_NOT_FOUND', 'PersistedQueryNotFound', { 'cache-control': 'private, no-cache, must-revalidate' });
 }

@@ -1,3 +1,4 @@
+import { persistedQueryNotFound } from '../apq/cache';
 import { callerHash } from '../credentials';
 import { ErrorCode } from '../errors/codes';
 import { messageOf } from '../errors/errorFields';
@@ -138,6 +139,9 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
       return refuse(request, 'invalid', refusal(400, ErrorCode.BAD_USER_INPUT, 'Idempotency-Key is not accepted on a batched request: send each mutation on its own, with its own key'));
     }
     const [op] = request.read.operations;
+    // A hash no text was registered under when it was resolved is answered as Apollo would: Apollo's own second
+    // look-up could find a text another replica registered meanwhile and run a mutation this step never saw.
+    if (op?.ask.kind === 'id' && op.ask.via === 'persistedQuery' && !op.resolvedBy) return persistedQueryNotFound();
     const mutation = op && selectedMutation(op, maxLexicalTokens);
     // Queries are safe to repeat: the header does nothing there.
     if (!mutation) return next();

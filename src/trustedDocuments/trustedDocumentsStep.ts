@@ -1,4 +1,5 @@
 import { Counter } from 'prom-client';
+import { persistedQueryNotFound } from '../apq/cache';
 import { refusal, type GraphqlResponse, type GraphqlStep } from '../http/graphqlRoute';
 import { isWellFormedId, type OperationRequest } from '../http/operationRequests';
 import type { GatewayMetrics } from '../observability/metrics';
@@ -23,11 +24,10 @@ export interface TrustedDocumentsStepOptions {
 type Verdict =
   | { kind: 'trusted'; operation: ManifestOperation }
   | { kind: 'untrusted'; hash: string }
-  | { kind: 'refused'; status: number; code: 'PERSISTED_QUERY_NOT_IN_LIST' | 'PERSISTED_QUERY_NOT_FOUND'; message: string }
+  | { kind: 'refused'; code: 'PERSISTED_QUERY_NOT_IN_LIST' | 'PERSISTED_QUERY_NOT_FOUND' }
   | { kind: 'apollo' };
 
 const NOT_IN_LIST = 'Only trusted documents are accepted here: send the id of an operation from the trusted-document manifest, not the document text';
-const NOT_FOUND = 'PersistedQueryNotFound';
 
 /**
  * Trusted documents at the HTTP layer: a request naming a trusted id runs its manifest body, which Apollo finds
@@ -49,7 +49,7 @@ export function trustedDocumentsStep(options: TrustedDocumentsStepOptions): Grap
   const judge = ({ ask }: OperationRequest): Verdict => {
     if (ask.kind === 'none') return { kind: 'apollo' };
     if (ask.kind === 'text') {
-      if (mode === 'enforce') return { kind: 'refused', status: 400, code: 'PERSISTED_QUERY_NOT_IN_LIST', message: NOT_IN_LIST };
+      if (mode === 'enforce') return { kind: 'refused', code: 'PERSISTED_QUERY_NOT_IN_LIST' };
       return { kind: 'untrusted', hash: ask.apqHash ?? sha256Hex(ask.query) };
     }
     const id = ask.id.toLowerCase();
@@ -58,7 +58,7 @@ export function trustedDocumentsStep(options: TrustedDocumentsStepOptions): Grap
     // Outside `enforce`, an unknown hash in Apollo's extension may be an automatic persisted query (src/apq/cache.ts).
     if (mode === 'log' && ask.via === 'persistedQuery') return { kind: 'untrusted', hash: id };
     // As Apollo answers an unknown persisted query: 200, so Apollo Client's links read the code and react.
-    return { kind: 'refused', status: 200, code: 'PERSISTED_QUERY_NOT_FOUND', message: NOT_FOUND };
+    return { kind: 'refused', code: 'PERSISTED_QUERY_NOT_FOUND' };
   };
 
   return async (request, next) => {
@@ -87,7 +87,6 @@ export function trustedDocumentsStep(options: TrustedDocumentsStepOptions): Grap
 }
 
 function refuse(verdict: Extract<Verdict, { kind: 'refused' }>): Promise<GraphqlResponse> {
-  const headers: Record<string, string> = verdict.code === 'PERSISTED_QUERY_NOT_FOUND' ? { 'cache-control': 'private, no-cache, must-revalidate' } : {};
-  return Promise.resolve(refusal(verdict.status, verdict.code, verdict.message, headers));
+  return Promise.resolve(verdict.code === 'PERSISTED_QUERY_NOT_FOUND' ? persistedQueryNotFound() : refusal(400, verdict.code, NOT_IN_LIST));
 }
 

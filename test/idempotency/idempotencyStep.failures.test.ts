@@ -39,6 +39,14 @@ describe('idempotencyStep, when things fail', () => {
     expect((await step(requestWith({}), () => Promise.resolve(ok()))).status).toBe(200);
   });
 
+  it('answers an APQ hash that resolved to no text itself, so no text registered meanwhile runs unguarded', async () => {
+    const step = idempotencyStep({ store: new MemoryIdempotencyStore({ maxBytes: 1 << 20 }), logger });
+    const next = jest.fn(() => Promise.resolve(ok()));
+    const res = await step(requestWith({ 'idempotency-key': 'k0' }, { extensions: { persistedQuery: { version: 1, sha256Hash: 'a'.repeat(64) } } }), next);
+    expect([res.status, JSON.parse(res.body).errors[0].extensions.code, res.headers.get('cache-control')]).toEqual([200, 'PERSISTED_QUERY_NOT_FOUND', 'private, no-cache, must-revalidate']);
+    expect(next).not.toHaveBeenCalled();
+  });
+
   it('answers 503 without running the mutation when the store is down', async () => {
     const step = idempotencyStep({ store: downStore, logger });
     const next = jest.fn(() => Promise.resolve(ok()));
