@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Pool } from 'undici';
+import { ServiceCredentials } from '../src/credentials';
 import type { CheckDto, CustomerDto, EmployeeDto, MetafieldDto, NamedDto, TaxDto } from '../src/upstreams/pos/dto';
 import type { ReservationDto, ReservationListDto } from '../src/upstreams/reservation/dto';
 
@@ -40,17 +41,16 @@ export function createBaseline(options: BaselineOptions): Baseline {
     const res = await pool.request({ method: 'GET', path, headers });
     return (await res.body.json()) as T;
   };
-  // The same credential headers the gateway forwards, each only to its own service.
-  const headersFor = (names: readonly string[]) => (req: IncomingMessage) => {
-    const out: Record<string, string> = { accept: 'application/json' };
-    for (const name of names) {
+  // The same credential headers the gateway forwards, each only to its own service, under the same names.
+  const headersFor = (service: 'reservation' | 'pos') => (req: IncomingMessage) => {
+    const header = (name: string) => {
       const value = req.headers[name];
-      if (typeof value === 'string') out[name] = value;
-    }
-    return out;
+      return typeof value === 'string' ? value : undefined;
+    };
+    return { accept: 'application/json', ...ServiceCredentials.from(service, header).headers(service) };
   };
-  const posHeaders = headersFor(['pos-access-token']);
-  const reservationHeaders = headersFor(['reservation-access-token', 'authorization', 'employee_token', 'store_pin_code', 'slug_name']);
+  const posHeaders = headersFor('pos');
+  const reservationHeaders = headersFor('reservation');
 
   const operations: Record<string, (req: IncomingMessage, variables: Variables) => Promise<Json>> = {
     async BenchCheck(req, variables) {

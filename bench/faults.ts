@@ -33,7 +33,7 @@ async function main(): Promise<void> {
     reservation: await startFaultProxy({ target: upstreams.addresses.fast.reservationUrl, seed: settings.seed }),
     pos: await startFaultProxy({ target: upstreams.addresses.fast.posUrl, seed: settings.seed + 1 }),
   };
-  const env: Record<string, string> = { NODE_ENV: 'production', RESERVATION_BASE_URL: proxies.reservation.url, POS_BASE_URL: proxies.pos.url, SHUTDOWN_DELAY_MS: '0' };
+  const env: Record<string, string> = { NODE_ENV: 'production', SINGLE_REPLICA: 'true', RESERVATION_BASE_URL: proxies.reservation.url, POS_BASE_URL: proxies.pos.url, SHUTDOWN_DELAY_MS: '0' };
   if (process.env.BENCH_GATEWAY_NODE_OPTIONS) env.NODE_OPTIONS = process.env.BENCH_GATEWAY_NODE_OPTIONS;
   const gateway = await startTarget('gateway', join(ROOT, 'dist/src/start.js'), env);
   const circuit: Array<{ at: number; service: string; state: string }> = [];

@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   if (!gc) throw new Error('run with node --expose-gc');
   const upstreams = await startBenchUpstreams({ now: benchNow() });
   // JIT_MIN_USES and JIT_MAX_DOCUMENTS from the environment, to compare.
-  const config = loadConfig({ JIT_MIN_USES: process.env.JIT_MIN_USES, JIT_MAX_DOCUMENTS: process.env.JIT_MAX_DOCUMENTS, NODE_ENV: 'production', LOG_LEVEL: 'silent', RESERVATION_BASE_URL: upstreams.fast.reservationUrl, POS_BASE_URL: upstreams.fast.posUrl });
+  const config = loadConfig({ JIT_MIN_USES: process.env.JIT_MIN_USES, JIT_MAX_DOCUMENTS: process.env.JIT_MAX_DOCUMENTS, NODE_ENV: 'production', SINGLE_REPLICA: 'true', LOG_LEVEL: 'silent', RESERVATION_BASE_URL: upstreams.fast.reservationUrl, POS_BASE_URL: upstreams.fast.posUrl });
   const gateway = createGateway({ config, logger: createLogger({ level: 'silent' }) });
   await gateway.start();
   await new Promise<void>((resolve) => gateway.server.listen(0, '127.0.0.1', resolve));

@@ -10,6 +10,7 @@ import { benchManifest, type ScenarioName } from './operations';
 import { cpuTimeMs, peakRssMiB, startTarget, startUpstreamsProcess, stopProcess, type Target } from './processes';
 import { benchNow, scenarioRequest, type ScenarioRequest } from './scenarios';
 import { CONTROL_PATH, type CallCounts, type UpstreamPair } from './upstreams';
+import { runVenueScreens, venueScreensRequests, type VenueScreensSide } from './venueScreens';
 
 /**
  * `npm run bench`: the gateway (production build) and the baseline side by side against the same fast local
@@ -25,7 +26,9 @@ const settings = {
   starts: envNumber('BENCH_STARTS', 5),
   sequential: envNumber('BENCH_SEQUENTIAL', 50),
   /** A subset, e.g. `S1,S2` (when profiling one); the targets are judged only on a full run. */
-  scenarios: (process.env.BENCH_SCENARIOS ?? 'S1,S1id,S2,S3').split(',').map((s) => s.trim()),
+  scenarios: (process.env.BENCH_SCENARIOS ?? 'S1,S1id,S2,S3,S4').split(',').map((s) => s.trim()),
+  /** S4 runs on a clock (each screen every 2 s), not at a fixed concurrency: its own duration per side. */
+  s4DurationS: envNumber('BENCH_S4_DURATION_S', 20),
   /** Gateways of more than one worker (WORKERS) measured beside the single process in WORKER_SCENARIOS; `` for none. */
   workers: (process.env.BENCH_WORKERS ?? '2')
     .split(',')
@@ -95,16 +98,20 @@ async function main(): Promise<void> {
   const upstreams = await startUpstreamsProcess<{ fast: UpstreamPair; slow: UpstreamPair }>(ENTRIES.upstreams, [now.toISOString()]);
   const control = new Pool(upstreams.addresses.fast.posUrl);
   try {
-    const ready = await measureStarts(upstreams.addresses.fast);
+    const chosen = SCENARIOS.filter((s) => settings.scenarios.includes(s.name));
+    // S4 alone (BENCH_SCENARIOS=S4) skips the start and floor measurements, which only the other scenarios need.
+    const ready = chosen.length > 0 ? await measureStarts(upstreams.addresses.fast) : undefined;
     const results: ScenarioResult[] = [];
-    for (const scenario of SCENARIOS.filter((s) => settings.scenarios.includes(s.name))) {
+    for (const scenario of chosen) {
       const pair = scenario.slow ? upstreams.addresses.slow : upstreams.addresses.fast;
       results.push(await runScenario(scenario, scenarioRequest(scenario.name, state), pair, control));
     }
-    const floor = await measureFloor(upstreams.addresses.fast);
-    report(results, ready, floor);
+    const venueScreens = settings.scenarios.includes('S4') ? await runS4(state, upstreams.addresses.slow, control) : undefined;
+    const floor = ready ? await measureFloor(upstreams.addresses.fast) : undefined;
+    if (ready && floor) report(results, ready, floor);
+    if (venueScreens) reportS4(venueScreens);
     const out = join(__dirname, 'results.json');
-    writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), machine: machine(), settings, ready, floor, results }, null, 2));
+    writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), machine: machine(), settings, ready, floor, results, venueScreens }, null, 2));
     log(`\nfull results: ${out}`);
   } finally {
     await control.close();
@@ -118,7 +125,7 @@ async function main(): Promise<void> {
  */
 function gatewayEnv(pair: UpstreamPair): Record<string, string> {
   // Trusted documents in the default mode (log), as a production gateway serving apps by id runs.
-  const env: Record<string, string> = { NODE_ENV: 'production', RESERVATION_BASE_URL: pair.reservationUrl, POS_BASE_URL: pair.posUrl, SHUTDOWN_DELAY_MS: '0', TRUSTED_DOCUMENTS: TRUSTED_MANIFEST };
+  const env: Record<string, string> = { NODE_ENV: 'production', SINGLE_REPLICA: 'true', RESERVATION_BASE_URL: pair.reservationUrl, POS_BASE_URL: pair.posUrl, SHUTDOWN_DELAY_MS: '0', TRUSTED_DOCUMENTS: TRUSTED_MANIFEST };
   // autocannon keeps sending on a connection the server asked to close (`connection: close` after
   // SERVER_MAX_REQUESTS_PER_SOCKET requests), and Node answers those 503; a real client opens a new connection.
   env.SERVER_MAX_REQUESTS_PER_SOCKET = '0';
@@ -204,6 +211,52 @@ async function runScenario(scenario: (typeof SCENARIOS)[number], request: Scenar
   } finally {
     await Promise.all(targets.map((t) => stopProcess(t.process)));
   }
+}
+
+/**
+ * S4, a venue's screens (issue 22): 40 screens of La Terrazza ask S2's day view every 2 s with
+ * `Cache-Control: max-age=2`, beside 10 clients of Bistro Nord asking S1 back to back, on S2's upstreams (+20 ms).
+ * Three sides: the gateway; the gateway keeping no answers (UPSTREAM_CACHE_MAX_AGE_SECONDS=0: in-flight joins
+ * only); the baseline, which shares nothing.
+ */
+async function runS4(state: ReturnType<typeof createSampleState>, pair: UpstreamPair, control: Pool): Promise<VenueScreensSide[]> {
+  log(`\nS4: a venue's screens: 40 × S2 every 2 s with max-age=2, beside 10 × S1 of another venue; upstreams +20 ms; ${settings.s4DurationS} s per side`);
+  const requests = venueScreensRequests(state, 2);
+  const sides: Array<{ label: string; name: Target['name']; env: Record<string, string> }> = [
+    { label: 'gateway', name: 'gateway', env: gatewayEnv(pair) },
+    { label: 'gateway, no kept answers', name: 'gateway', env: { ...gatewayEnv(pair), UPSTREAM_CACHE_MAX_AGE_SECONDS: '0' } },
+    { label: 'baseline', name: 'baseline', env: baselineEnv(pair) },
+  ];
+  const results: VenueScreensSide[] = [];
+  for (const side of sides) {
+    const target = await startTarget(side.name, ENTRIES[side.name], side.env, { label: side.label });
+    try {
+      // A short warm-up of both request kinds, so the first screens do not pay for V8's first compilations.
+      for (let i = 0; i < 20; i++) await Promise.all([answer(target, requests.screen), answer(target, requests.other)]);
+      await settledCalls(control);
+      const result = await runVenueScreens(target, requests, { durationS: settings.s4DurationS }, { reset: () => resetCalls(control), settled: () => settledCalls(control) });
+      results.push(result);
+      log(
+        `  ${side.label.padEnd(26)} screens ${result.screenRequests} (p50 ${fmt(result.screenP50, 1)} ms, p99 ${fmt(result.screenP99, 1)} ms, ${fmt(result.callsPerScreenRequest, 3)} calls each)  ` +
+          `S1 ${result.otherRequests} (p50 ${fmt(result.otherP50, 1)} ms, p99 ${fmt(result.otherP99, 1)} ms)  ${fmt(result.callsPerRequest, 3)} calls/request  CPU ${fmt(result.cpuMsPerQuery, 3)} ms/query`,
+      );
+    } finally {
+      await stopProcess(target.process);
+    }
+  }
+  return results;
+}
+
+function reportS4(sides: VenueScreensSide[]): void {
+  const rows: string[][] = [['S4 side', 'screen req', 'S1 req', 'calls/screen req', 'calls/request', 'screen p50 ms', 'screen p99 ms', 'S1 p50 ms', 'S1 p99 ms', 'CPU ms/query']];
+  for (const s of sides) {
+    rows.push([s.label, String(s.screenRequests), String(s.otherRequests), fmt(s.callsPerScreenRequest, 3), fmt(s.callsPerRequest, 3), fmt(s.screenP50, 1), fmt(s.screenP99, 1), fmt(s.otherP50, 1), fmt(s.otherP99, 1), fmt(s.cpuMsPerQuery, 3)]);
+  }
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
+  log('');
+  for (const row of rows) log(row.map((cell, i) => cell.padEnd(widths[i])).join('  '));
+  const gateway = sides.find((s) => s.label === 'gateway');
+  if (gateway) log(`\ntarget: ${gateway.callsPerScreenRequest <= 0.1 ? 'met ' : 'MISS'}  S4 ≤ 0.1 upstream calls per screen request: ${fmt(gateway.callsPerScreenRequest, 3)}`);
 }
 
 /**

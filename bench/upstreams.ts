@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { startSandbox, type Sandbox } from '../src/sandbox';
+import { tenantByPosToken, tenantByReservationToken } from '../src/sandbox/credentials';
 
 /**
  * Fast local upstreams for the benchmark: the sandbox services' records (realistic, full), answered from memory.
@@ -29,6 +30,8 @@ export interface UpstreamPair {
 export interface CallCounts {
   reservation: number;
   pos: number;
+  /** Calls by the sample venue whose token they carried (S4 tells one venue's screens from the others). */
+  byVenue: Record<string, number>;
 }
 
 export interface BenchUpstreamsOptions {
@@ -52,15 +55,17 @@ const FORWARDED = ['reservation-access-token', 'authorization', 'employee_token'
 
 export async function startBenchUpstreams(options: BenchUpstreamsOptions): Promise<BenchUpstreams> {
   const sandbox = await startSandbox({ now: options.now, recordRequests: false });
-  const counts: CallCounts = { reservation: 0, pos: 0 };
+  const counts: CallCounts = { reservation: 0, pos: 0, byVenue: {} };
   const slowDelayMs = options.slowDelayMs ?? 20;
   const pools = { reservation: new Pool(sandbox.reservationUrl), pos: new Pool(sandbox.posUrl) };
   const caches = { reservation: new Map<string, Promise<Answer>>(), pos: new Map<string, Promise<Answer>>() };
 
-  const front = (service: keyof CallCounts, delayMs: number): Server =>
+  const front = (service: 'reservation' | 'pos', delayMs: number): Server =>
     createServer((req, res) => {
       if (req.url === CONTROL_PATH) return sendControl(req, res);
       counts[service] += 1;
+      const venue = (service === 'pos' ? tenantByPosToken(req.headers) : tenantByReservationToken(req.headers)) ?? 'none';
+      counts.byVenue[venue] = (counts.byVenue[venue] ?? 0) + 1;
       readBody(req)
         .then((body) => answerOf(caches[service], pools[service], req, body))
         .then((answer) => (delayMs > 0 ? setTimeout(send, delayMs, res, answer) : send(res, answer)))
@@ -68,8 +73,13 @@ export async function startBenchUpstreams(options: BenchUpstreamsOptions): Promi
     });
 
   function sendControl(req: IncomingMessage, res: ServerResponse): void {
-    if (req.method === 'DELETE') counts.reservation = counts.pos = 0;
+    if (req.method === 'DELETE') reset();
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(counts));
+  }
+
+  function reset(): void {
+    counts.reservation = counts.pos = 0;
+    counts.byVenue = {};
   }
 
   const servers = [front('reservation', 0), front('pos', 0), front('reservation', slowDelayMs), front('pos', slowDelayMs)];
@@ -77,10 +87,8 @@ export async function startBenchUpstreams(options: BenchUpstreamsOptions): Promi
   return {
     fast: { reservationUrl: fastRes, posUrl: fastPos },
     slow: { reservationUrl: slowRes, posUrl: slowPos },
-    calls: () => ({ ...counts }),
-    resetCalls: () => {
-      counts.reservation = counts.pos = 0;
-    },
+    calls: () => ({ ...counts, byVenue: { ...counts.byVenue } }),
+    resetCalls: reset,
     sandbox,
     close: async () => {
       await Promise.all(servers.map(closeServer));

@@ -50,6 +50,8 @@ export type Config = Readonly<{
   workers: number;
   /** Old-space growth between full collections where V8 would allow 4× (src/process/heap.ts); 0: V8's own. */
   heapGrowingPercent: number;
+  /** Shared upstream reads (src/upstreams/sharedReads.ts): the longest `max-age` honoured (0: nothing kept) and the bytes kept. */
+  upstreamCache: Readonly<{ maxAgeSeconds: number; maxBytes: number }>;
 }>;
 
 export type QueryLimits = Readonly<{
@@ -78,7 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     // zod 4 leaves the input out of its issues, so "missing" is told from the environment itself. Values are never
     // echoed: a malformed one may still hold a secret.
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${input[String(i.path[0])] === undefined ? 'is required' : problemOf(i)}`));
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${problemOf(i, input[String(i.path[0])] === undefined)}`));
   }
   const e = parsed.data;
   return deepFreeze({
@@ -135,10 +137,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     workers: e.WORKERS,
     heapGrowingPercent: e.HEAP_GROWING_PERCENT,
+    upstreamCache: { maxAgeSeconds: e.UPSTREAM_CACHE_MAX_AGE_SECONDS, maxBytes: e.UPSTREAM_CACHE_MAX_MB * 1024 * 1024 },
   });
 }
 
-function problemOf(issue: z.core.$ZodIssue): string {
+/** What is wrong with a setting: a rule across settings says it in its own words; a missing one "is required". */
+function problemOf(issue: z.core.$ZodIssue, missing: boolean): string {
+  if (issue.code === 'custom') return issue.message;
+  if (missing) return 'is required';
   if (issue.code !== 'invalid_type') return issue.message;
   return issue.expected === 'int' ? 'must be an integer' : `must be a ${issue.expected}`;
 }

@@ -10,6 +10,8 @@ import type { GatewayMetrics } from './observability/metrics';
 import { requestTraceHeaders } from './observability/tracing';
 import type { CallScope, UpstreamCallRecord, UpstreamHttp } from './upstreams/http';
 import type { DeviationSink } from './upstreams/record';
+import { requestMaxAgeSeconds } from './upstreams/readScope';
+import type { SharedReads } from './upstreams/sharedReads';
 import { PosClient } from './upstreams/pos/PosClient';
 import type { CheckRecord } from './upstreams/pos/dto';
 import { ReservationClient } from './upstreams/reservation/ReservationClient';
@@ -43,6 +45,8 @@ export interface ContextDeps {
   metrics?: GatewayMetrics;
   /** Where upstream records report how they differ from the documents (one per gateway: it logs each kind once). */
   deviations?: DeviationSink;
+  /** The process's shared upstream reads (one per gateway); none: every request reads for itself. */
+  sharedReads?: SharedReads;
 }
 
 /** What the context needs of the request: its headers, and its record (a new one in unit tests). */
@@ -73,6 +77,9 @@ export function createContext(deps: ContextDeps, request: ContextRequest): Gatew
     deadline: Date.now() + deps.config.requestTimeoutMs,
     signal,
     deviations: deps.deviations,
+    sharedReads: deps.sharedReads,
+    // The staleness the client accepts (`Cache-Control: max-age`), never more than the gateway's cap.
+    maxAgeMs: deps.sharedReads ? Math.min(requestMaxAgeSeconds(request.header('cache-control')) * 1000, deps.sharedReads.maxAgeMs) : 0,
   };
   const reservation = new ReservationClient(deps.upstreams.reservation, ServiceCredentials.from('reservation', request.header), scope);
   const pos = new PosClient(deps.upstreams.pos, ServiceCredentials.from('pos', request.header), scope, deps.config.posTimestampUnit);

@@ -1,13 +1,15 @@
 import pino, { type Logger } from 'pino';
-import { ALL_CREDENTIAL_HEADERS, CREDENTIAL_HEADERS } from './credentials';
+import { ALL_CREDENTIAL_HEADERS, CREDENTIAL_HEADERS, OTHER_SPELLINGS } from './credentials';
 import { activeTraceIds } from './observability/tracing';
 
 /**
- * Header names whose values never reach a log line: every credential header, lower-cased as Node receives them
- * and spelled as the upstream documents spell them (as the clients send them upstream), partners' API keys, and
+ * Header names whose values never reach a log line: every credential header under both of its spellings, lower-cased
+ * as Node receives them and spelled as the upstream documents and the contract spell them, partners' API keys, and
  * cookies.
  */
-const SECRET_HEADERS = [...new Set([...ALL_CREDENTIAL_HEADERS, ...Object.values(CREDENTIAL_HEADERS).flat(), 'x-api-key', 'X-Api-Key', 'cookie', 'set-cookie'])];
+const SECRET_HEADERS = [
+  ...new Set([...ALL_CREDENTIAL_HEADERS, ...Object.values(CREDENTIAL_HEADERS).flat(), ...Object.values(OTHER_SPELLINGS), 'x-api-key', 'X-Api-Key', 'cookie', 'set-cookie']),
+];
 
 /** The objects under which a log line may carry headers: a request, a response, an upstream call, an error. */
 const HEADER_PARENTS = [

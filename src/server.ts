@@ -20,6 +20,8 @@ import { observabilityHooks } from './observability/upstreamHooks';
 import { openRedisConnection } from './redis/connection';
 import { createTrustedDocuments } from './trustedDocuments';
 import { combineEvents, createUpstreams, loggingHooks } from './upstreams';
+import { createSharedReads } from './upstreams/readMarks';
+import type { SharedReads } from './upstreams/sharedReads';
 
 export interface GatewayDeps {
   config: Config;
@@ -28,6 +30,8 @@ export interface GatewayDeps {
   upstreams?: Upstreams;
   /** Defaults to a new registry of this gateway's own. */
   metrics?: GatewayMetrics;
+  /** Defaults to the process's own from the settings, sharing marks through Redis when REDIS_URL is set. */
+  sharedReads?: SharedReads;
   /** What the browser explorer pre-fills (outside production). Default: the day query, no headers. */
   explorer?: Omit<ExplorerOptions, 'enabled'>;
 }
@@ -61,6 +65,15 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const { limits } = config;
   // The one Redis connection of this process, for every policy shared across replicas (src/redis/connection.ts).
   const redis = config.redisUrl ? openRedisConnection({ url: config.redisUrl, logger }) : undefined;
+  // One per process: in-flight GETs joined, answers kept for the max-age clients ask, writes marked across replicas.
+  const sharedReads =
+    deps.sharedReads ??
+    createSharedReads({
+      maxAgeSeconds: config.upstreamCache.maxAgeSeconds,
+      maxBytes: config.upstreamCache.maxBytes,
+      redis,
+      onRead: (key, source) => metrics.countRead(key.service, key.route, source),
+    });
   const persistedQueries = createPersistedQueryCache({ maxBytes: config.persistedQueries.maxBytes, redis });
   // Client identity, rate limits and cost per client (src/clients), when CLIENTS_FILE is set; validated here, at start.
   const clients = createClientPolicies(config, { metrics, redis });
@@ -68,7 +81,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const trusted = createTrustedDocuments({ ...config.trustedDocuments, metrics });
   const execution = createExecution({ config, logger, persistedQueries, clientCost: clients?.cost, pinDocuments: trusted?.pin });
   const { apollo } = execution;
-  const context = (request: GraphqlRequest) => Promise.resolve(createContext({ config, logger, upstreams, metrics, deviations }, request));
+  const context = (request: GraphqlRequest) => Promise.resolve(createContext({ config, logger, upstreams, metrics, deviations, sharedReads }, request));
 
   const lifecycle = new ServerLifecycle();
   const graphql = graphqlRoute({

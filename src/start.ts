@@ -29,6 +29,8 @@ if (process.argv.includes('--check-compile-cache')) {
     process.env.LOG_LEVEL ??= 'warn';
     process.env.RESERVATION_BASE_URL ??= 'http://127.0.0.1:9';
     process.env.POS_BASE_URL ??= 'http://127.0.0.1:9';
+    // A build step, not a deployment: no Redis to share state with.
+    process.env.SINGLE_REPLICA ??= 'true';
   }
   runBundle(bundle, module, { writeOnly });
 }

@@ -4,7 +4,10 @@ import { readmeSection, tableRows, unquote } from './support/readme';
 import { thrownBy } from './support/failures';
 import { spawnGateway } from './support/gatewayProcess';
 
-const REQUIRED = { RESERVATION_BASE_URL: 'http://reservation.test', POS_BASE_URL: 'http://pos.test/api' };
+const UPSTREAMS = { RESERVATION_BASE_URL: 'http://reservation.test', POS_BASE_URL: 'http://pos.test/api' };
+/** What a production start of one process needs at least (NODE_ENV defaults to production). */
+const REQUIRED = { ...UPSTREAMS, SINGLE_REPLICA: 'true' };
+const REDIS_REQUIRED = /^REDIS_URL: is required when NODE_ENV is production, .*set SINGLE_REPLICA=true instead if this deployment is one process/;
 
 /** What the settings table's default column should say for a setting: its schema default, or why there is none. */
 function documentedDefault(key: keyof typeof ConfigSchema.shape): string {
@@ -114,6 +117,29 @@ describe('config', () => {
     expect(loadConfig({ ...REQUIRED, WORKERS: '1' }).warnings).toEqual([]);
   });
 
+  describe('shared state (CONTRACT.md, Process)', () => {
+    it('requires REDIS_URL in production, naming it and the SINGLE_REPLICA=true opt-out', () => {
+      expect(thrownBy(ConfigError, () => loadConfig(UPSTREAMS)).problems).toEqual([expect.stringMatching(REDIS_REQUIRED)]);
+      expect(thrownBy(ConfigError, () => loadConfig({ ...UPSTREAMS, NODE_ENV: 'production', SINGLE_REPLICA: 'false' })).problems).toEqual([expect.stringMatching(REDIS_REQUIRED)]);
+    });
+
+    it('starts production with REDIS_URL, or without it when SINGLE_REPLICA=true keeps everything in memory', () => {
+      expect(loadConfig({ ...UPSTREAMS, REDIS_URL: 'redis://:pw@redis:6379/0' })).toMatchObject({ env: 'production', redisUrl: 'redis://:pw@redis:6379/0' });
+      expect(loadConfig({ ...UPSTREAMS, SINGLE_REPLICA: 'true' })).toMatchObject({ env: 'production', redisUrl: undefined });
+    });
+
+    it('needs no Redis outside production (npm run dev, tests)', () => {
+      expect(loadConfig({ ...UPSTREAMS, NODE_ENV: 'development' }).redisUrl).toBeUndefined();
+      expect(loadConfig({ ...UPSTREAMS, NODE_ENV: 'test' }).redisUrl).toBeUndefined();
+    });
+
+    it('names it with every other missing setting, and only once when SINGLE_REPLICA itself is wrong', () => {
+      const problems = thrownBy(ConfigError, () => loadConfig({ PORT: 'abc' })).problems;
+      expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['PORT', 'POS_BASE_URL', 'REDIS_URL', 'RESERVATION_BASE_URL']);
+      expect(thrownBy(ConfigError, () => loadConfig({ ...UPSTREAMS, SINGLE_REPLICA: 'yes' })).problems).toEqual([expect.stringMatching(/^SINGLE_REPLICA: /)]);
+    });
+  });
+
   it('refuses a headers timeout longer than the request timeout', () => {
     expect(thrownBy(ConfigError, () => loadConfig({ ...REQUIRED, SERVER_HEADERS_TIMEOUT_MS: '40000' })).problems).toEqual(['SERVER_HEADERS_TIMEOUT_MS: must not exceed SERVER_REQUEST_TIMEOUT_MS (30000)']);
   });
@@ -126,6 +152,15 @@ describe('config', () => {
       expect(message).toMatch(/^Invalid configuration:/);
       expect(message).toContain('RESERVATION_BASE_URL: is required');
       expect(message).toContain('POS_BASE_URL: is required');
+      expect(message).toMatch(/^ {2}- REDIS_URL: is required when NODE_ENV is production/m);
+      expect(gateway.stdout()).not.toContain('gateway listening');
+    });
+
+    it('stops a production start without REDIS_URL at once, naming it and SINGLE_REPLICA=true', async () => {
+      const gateway = spawnGateway('src/main.ts', { ...UPSTREAMS, NODE_ENV: 'production', PORT: '0', HOST: '127.0.0.1' });
+      expect(await gateway.exited).toBe(1);
+      expect(gateway.stderr()).toMatch(/^Invalid configuration:\n {2}- REDIS_URL: is required when NODE_ENV is production.*SINGLE_REPLICA=true/);
+      expect(gateway.stderr().trim().split('\n')).toHaveLength(2);
       expect(gateway.stdout()).not.toContain('gateway listening');
     });
 

@@ -27,13 +27,15 @@ describe('createLogger', () => {
     logger.info({ req: { headers } }, 'incoming');
     logger.info({ headers }, 'bare');
     logger.info({ upstream: { headers } }, 'nested');
-    logger.info({ request: { headers: { 'Pos-Access-Token': 'secret-of-spelled', EMPLOYEE_TOKEN: 'secret-of-upper', 'set-cookie': 'secret-of-set' } } }, 'spelled');
+    logger.info({ request: { headers: { 'Pos-Access-Token': 'secret-of-spelled', EMPLOYEE_TOKEN: 'secret-of-upper', 'Slug-Name': 'secret-of-hyphen', 'set-cookie': 'secret-of-set' } } }, 'spelled');
     logger.error({ err: { message: 'x', cause: { cause: { headers } }, originalError: { headers }, response: { headers } } }, 'nested errors');
     const text = JSON.stringify(lines);
     expect(text).not.toContain('secret-of-');
     expect(lines[0].req.headers['pos-access-token']).toBe('[redacted]');
     expect(lines[2].upstream.headers.authorization).toBe('[redacted]');
     expect(lines[1].headers['x-api-key']).toBe('[redacted]');
+    // Both spellings of the underscore headers (CONTRACT.md, "Credentials").
+    expect([lines[0].req.headers.store_pin_code, lines[0].req.headers['store-pin-code'], lines[3].request.headers['Slug-Name']]).toEqual(['[redacted]', '[redacted]', '[redacted]']);
   });
 
   it('adds no trace fields outside a traced request', () => {

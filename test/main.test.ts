@@ -8,6 +8,8 @@ describe('the gateway process', () => {
   let sandbox: Sandbox;
   let gateway: GatewayProcess | undefined;
   const envFor = (extra: Record<string, string>) => ({
+    // One process, no Redis: production as a single replica runs it.
+    SINGLE_REPLICA: 'true',
     RESERVATION_BASE_URL: sandbox.reservationUrl,
     POS_BASE_URL: sandbox.posUrl,
     PORT: '0',

@@ -71,6 +71,8 @@ export const ConfigSchema = z.object({
   APQ_CACHE_MAX_BYTES: int(10 * 1024 * 1024, 1024),
   APQ_TTL_SECONDS: int(86_400, 1),
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
+  /** The deployment is one process: without REDIS_URL, production keeps the shared state in memory (CONTRACT.md, Process). */
+  SINGLE_REPLICA: bool(false),
   CLIENTS_FILE: z.string().min(1).optional(),
   RATE_LIMIT_LOCAL_SHARE_OF: int(1, 1),
   BREAKER_WINDOW_MS: int(10_000, 100),
@@ -94,6 +96,8 @@ export const ConfigSchema = z.object({
     .transform((v) => (v === 'auto' ? availableCores() : Number(v)))
     .default(1),
   HEAP_GROWING_PERCENT: int(50).pipe(z.number().max(300)),
+  UPSTREAM_CACHE_MAX_AGE_SECONDS: int(30),
+  UPSTREAM_CACHE_MAX_MB: int(64),
 }).superRefine((e, ctx) => {
   if (e.SERVER_HEADERS_TIMEOUT_MS > e.SERVER_REQUEST_TIMEOUT_MS) {
     ctx.addIssue({ code: 'custom', path: ['SERVER_HEADERS_TIMEOUT_MS'], message: `must not exceed SERVER_REQUEST_TIMEOUT_MS (${e.SERVER_REQUEST_TIMEOUT_MS})` });
@@ -101,7 +105,15 @@ export const ConfigSchema = z.object({
   if (e.TRUSTED_DOCUMENTS_MODE === 'enforce' && manifestPaths(e.TRUSTED_DOCUMENTS).length === 0) {
     ctx.addIssue({ code: 'custom', path: ['TRUSTED_DOCUMENTS'], message: 'is required when TRUSTED_DOCUMENTS_MODE is enforce (it would refuse every request)' });
   }
-});
+})
+  // CONTRACT.md, Process, "shared state". Checked even when other settings are wrong, so one message names them all.
+  .refine((e) => e.NODE_ENV !== 'production' || e.REDIS_URL !== undefined || e.SINGLE_REPLICA, {
+    path: ['REDIS_URL'],
+    message:
+      'is required when NODE_ENV is production, for the state replicas share (idempotency records, client budgets, persisted queries, ' +
+      'cache invalidations, live polls); set SINGLE_REPLICA=true instead if this deployment is one process, to keep it all in memory',
+    when: (payload) => payload.issues.every((issue) => !['NODE_ENV', 'REDIS_URL', 'SINGLE_REPLICA'].includes(String(issue.path?.[0]))),
+  });
 
 /** The settings as parsed, before they are shaped into a Config. */
 export type Settings = z.infer<typeof ConfigSchema>;

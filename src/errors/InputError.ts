@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import { spellingsOf } from '../credentials';
 import { ErrorCode } from './codes';
 
 /** Input the gateway refuses before any upstream call; `field` is the input path, e.g. `input.amount`. */
@@ -15,7 +16,7 @@ export class InputError extends GraphQLError {
 /** A required credential header is missing: refused before any upstream call. */
 export class MissingCredentialError extends GraphQLError {
   constructor(headers: readonly string[]) {
-    super(`Missing credential header${headers.length > 1 ? 's' : ''}: ${headers.join(', ')}`, {
+    super(`Missing credential header${headers.length > 1 ? 's' : ''}: ${headers.map(spellingsOf).join(', ')}`, {
       extensions: { code: ErrorCode.UNAUTHENTICATED, headers: [...headers] },
     });
     this.name = 'MissingCredentialError';

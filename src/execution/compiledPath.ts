@@ -2,6 +2,7 @@ import { getVariableValues } from 'graphql';
 import type { CompiledExecutor, GraphqlResponse } from '../http/graphqlRoute';
 import { limitRefusal, recordCalls, type ClientCostPolicy, type CostLimits } from '../limits/costLimit';
 import { estimateRemembered, type CostEstimate } from '../limits/costEstimate';
+import { upstreamCallCount } from '../upstreams/events';
 import type { CompiledOperations } from './compiledOperations';
 
 interface CompiledPathOptions {
@@ -82,7 +83,7 @@ export function compiledPath(options: CompiledPathOptions): CompiledExecutor {
           record.cost = estimate;
           clients.cost.admitted(client, estimate);
         }
-        if (record.client) recordCalls(record.client, context.upstreamCalls.length);
+        if (record.client) recordCalls(record.client, upstreamCallCount(context.upstreamCalls));
         record.operations.push({ operationName: compiled.name, type: operation.operation, outcome: 'success', errorCodes: [], durationMs: performance.now() - started });
         if (client) clients.cost.answered(client, compiled, data);
         // Apollo writes `JSON.stringify(result)`: `data` in its envelope, written by the serialiser compiled from the

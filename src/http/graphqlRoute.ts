@@ -2,11 +2,13 @@ import { HeaderMap, type ApolloServer } from '@apollo/server';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { QueryLimits } from '../config';
 import type { GatewayContext } from '../context';
+import { credentialSpellingConflict } from '../credentials';
 import { ErrorCode } from '../errors/codes';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { OperationOutcome } from '../observability/operationOutcome';
 import { endOperationSpan, nameOperationSpan, withOperationSpan } from '../observability/tracing';
+import { oldestCachedAgeSeconds } from '../upstreams/events';
 import type { UpstreamCallRecord } from '../upstreams/http';
 import { apolloRequest, readOperationRequests, UnreadableRequestError, type ReadRequest } from './operationRequests';
 import { createRequestRecord, recordLogFields, type OperationRecord, type RequestRecord } from './requestRecord';
@@ -78,11 +80,6 @@ export interface GraphqlRouteOptions {
   steps?: readonly GraphqlStep[];
   /** Runs compiled operations without Apollo (src/execution/compiledPath.ts). Default: every request goes to Apollo. */
   compiled?: CompiledExecutor;
-  /**
-   * Checks of the request's headers before any step (e.g. conflicting credential spellings): an answer refuses the
-   * request, undefined lets it through. Default: none.
-   */
-  preStep?: (request: GraphqlRequest) => GraphqlResponse | undefined;
 }
 
 /**
@@ -127,8 +124,11 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
 
   /** The steps and the executor; a throw anywhere inside is answered 500 and still recorded. */
   async function answer(request: GraphqlRequest): Promise<GraphqlResponse> {
+    // One credential header under both spellings with different values: refused before any step or upstream call.
+    const conflict = credentialSpellingConflict(request.header);
+    if (conflict !== undefined) return refusal(400, ErrorCode.BAD_USER_INPUT, conflict);
     try {
-      return options.preStep?.(request) ?? (await pipeline(request));
+      return await pipeline(request);
     } catch (err) {
       logger.error({ err, requestId: request.record.requestId }, 'request handling failed');
       request.record.operations.length = 0;
@@ -205,7 +205,9 @@ export function answerOutcome(record: RequestRecord, response: Pick<GraphqlRespo
 
 function write(res: ServerResponse, response: GraphqlResponse, record: RequestRecord): void {
   res.statusCode = response.status;
-  for (const [key, value] of record.responseHeaders) res.setHeader(key, value);
+  // `Age` (RFC 9111 §5.1): the oldest kept upstream answer the response used; none when it used none.
+  const age = oldestCachedAgeSeconds(record.upstreamCalls);
+  if (age !== undefined) res.setHeader('age', String(age));
   for (const [key, value] of response.headers) res.setHeader(key, value);
   res.end(response.body);
 }
@@ -215,8 +217,11 @@ function firstHeader(req: IncomingMessage, lowerName: string): string | undefine
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** What the log keeps of an upstream call: where, how it ended, how long; never headers or bodies. */
-export function callSummary(call: UpstreamCallRecord): { service: string; method: string; route: string; status: number | null; failure?: string; durationMs: number } {
+/**
+ * What the log keeps of an upstream read: where, how it ended, how long, and its source (`upstream`, `joined`,
+ * `cache`); never headers or bodies.
+ */
+export function callSummary(call: UpstreamCallRecord): { service: string; method: string; route: string; status: number | null; failure?: string; durationMs: number; source: string } {
   return {
     service: call.service,
     method: call.method,
@@ -224,6 +229,7 @@ export function callSummary(call: UpstreamCallRecord): { service: string; method
     status: call.status ?? null,
     ...(call.error ? { failure: call.error.failure } : {}),
     durationMs: roundMs(call.durationMs),
+    source: call.source,
   };
 }
 

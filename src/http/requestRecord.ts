@@ -51,8 +51,6 @@ export interface RequestRecord {
   readonly upstreamCalls: UpstreamCallRecord[];
   /** The operations executed (Apollo's or the compiled executor's), in the order they ended. */
   readonly operations: OperationRecord[];
-  /** Headers the execution adds to the answer. */
-  readonly responseHeaders: Map<string, string>;
 }
 
 /** A request id from the client is kept only when it is well-formed; otherwise one is made. */
@@ -61,7 +59,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** A new record for one request, from its `x-request-id` header (for any transport: HTTP or a websocket's init). */
 export function createRequestRecord(requestIdHeader: string | undefined, started = performance.now()): RequestRecord {
   const requestId = requestIdHeader && REQUEST_ID.test(requestIdHeader) ? requestIdHeader : randomUUID();
-  return { requestId, started, upstreamCalls: [], operations: [], responseHeaders: new Map() };
+  return { requestId, started, upstreamCalls: [], operations: [] };
 }
 
 /** The request's log fields besides the outcome: what the record says of the client, document, idempotency and cost. */

@@ -6,6 +6,7 @@ import type { KnownClient } from '../clients/clientsFile';
 import type { GatewayContext } from '../context';
 import type { ClientRecord } from '../http/requestRecord';
 import { ErrorCode } from '../errors/codes';
+import { upstreamCallCount } from '../upstreams/events';
 import { actualCost } from './actualCost';
 import { estimateRemembered, type CostEstimate } from './costEstimate';
 
@@ -113,8 +114,9 @@ export function costLimitPlugin(limits: CostLimits, policy?: ClientCostPolicy): 
         },
         async willSendResponse({ response, document, operation, schema }) {
           if (!state || !client) return;
-          // Every call the request made, retries included: what the upstreams actually served.
-          recordCalls(state, contextValue.upstreamCalls.length);
+          // Every call the request made, retries included: what the upstreams actually served (joined and kept reads
+          // made no call).
+          recordCalls(state, upstreamCallCount(contextValue.upstreamCalls));
           if (!document || !operation || response.body.kind !== 'single') return;
           policy.answered(client, { schema, document, operation }, response.body.singleResult.data);
         },
@@ -123,7 +125,7 @@ export function costLimitPlugin(limits: CostLimits, policy?: ClientCostPolicy): 
   };
 }
 
-/** The upstream calls the request made (every call, retries included), which the client policy step charges. */
+/** The upstream calls the request made (every call, retries included; not joined or kept reads), which the client policy step charges. */
 export function recordCalls(client: ClientRecord, calls: number): void {
   client.actualUpstreamCalls = calls;
 }

@@ -4,6 +4,7 @@ import type { OperationOutcome } from './operationOutcome';
 import type { IdempotencyOutcome } from '../idempotency/outcome';
 import type { UpstreamCallRecord } from '../upstreams/http';
 import type { CircuitStateName } from '../upstreams/resilience';
+import type { ReadSource } from '../upstreams/sharedReads';
 
 /** Seconds: from a cached-connection GET (a few ms) to the longest upstream time budgets. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -35,6 +36,7 @@ export class GatewayMetrics {
   private readonly operationSeconds: Histogram<'operation'>;
   private readonly upstreamCalls: Counter<'service' | 'method' | 'route' | 'status' | 'outcome'>;
   private readonly upstreamSeconds: Histogram<'service' | 'method' | 'route'>;
+  private readonly upstreamReads: Counter<'service' | 'route' | 'source'>;
   private readonly loaderBatches: Histogram<'loader'>;
   private readonly circuitState: Gauge<'service'>;
   private readonly idempotency: Counter<'outcome'>;
@@ -69,6 +71,12 @@ export class GatewayMetrics {
       help: 'Duration of upstream HTTP calls, body included',
       labelNames: ['service', 'method', 'route'],
       buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.upstreamReads = new Counter({
+      name: 'tablegraph_upstream_reads_total',
+      help: 'Upstream GETs the requests needed, by service, route template and where the answer came from: upstream (a call), joined (another request\'s call in flight) or cache (a kept answer)',
+      labelNames: ['service', 'route', 'source'],
       registers,
     });
     this.loaderBatches = new Histogram({
@@ -111,6 +119,11 @@ export class GatewayMetrics {
     const status = record.status === undefined ? 'none' : String(record.status);
     this.upstreamCalls.inc({ service, method, route, status, outcome: record.error ? record.error.failure : 'success' });
     this.upstreamSeconds.observe({ service, method, route }, record.durationMs / 1000);
+  }
+
+  /** One upstream GET a request needed, by where its answer came from (src/upstreams/sharedReads.ts). */
+  countRead(service: ServiceName, route: string, source: ReadSource): void {
+    this.upstreamReads.inc({ service, route, source });
   }
 
   observeLoaderBatch(loader: string, size: number): void {

@@ -149,6 +149,16 @@ export async function traceUpstreamCall<T extends { status: number }>(
 }
 
 /**
+ * A read answered without a call of this request's own (joined to another request's call, or a kept answer): an
+ * event `upstream read` on the current span with the service, route and `tablegraph.read.source`, since no client
+ * span stands for it. Nothing when tracing is off.
+ */
+export function traceSharedRead(service: ServiceName, route: string, source: string): void {
+  if (!tracingOn) return;
+  trace.getActiveSpan()?.addEvent('upstream read', { [ATTR_UPSTREAM_SERVICE]: service, [ATTR_URL_TEMPLATE]: route, 'tablegraph.read.source': source });
+}
+
+/**
  * Adds `traceparent` (and `tracestate`) of the current span to an upstream request's headers; nothing when tracing
  * is off, where the request's `requestTraceHeaders`, already among the headers, are what goes out.
  */

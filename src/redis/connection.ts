@@ -20,6 +20,12 @@ export interface RedisConnection {
   readonly client: Redis;
   /** Whether the connection is up: a policy may skip a command that would only fail. */
   readonly available: boolean;
+  /**
+   * Calls `onMessage` with each message published on `channel`, through a second connection of this module's own
+   * (a subscribed connection can run no other command), made on the first subscription. Messages published while
+   * it is disconnected are lost; it resubscribes when it is back.
+   */
+  subscribe(channel: string, onMessage: (message: string) => void): void;
   close(): Promise<void>;
 }
 
@@ -42,13 +48,29 @@ export function openRedisConnection(options: RedisConnectionOptions): RedisConne
   client.on('ready', () => {
     if (lastWarning > 0) options.logger.info('Redis connection is back');
   });
+  const handlers = new Map<string, (message: string) => void>();
+  let subscriber: Redis | undefined;
+  const subscribed = (): Redis => {
+    // Waits for its connection rather than failing: a subscription is made once, at start, and kept.
+    const made = client.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined });
+    // The main connection warns of Redis being away; the subscriber reconnects beside it.
+    made.on('error', () => undefined);
+    made.on('message', (channel: string, message: string) => handlers.get(channel)?.(message));
+    return made;
+  };
   return {
     client,
     get available() {
       return client.status === 'ready';
     },
+    subscribe(channel, onMessage) {
+      handlers.set(channel, onMessage);
+      subscriber ??= subscribed();
+      subscriber.subscribe(channel).catch(() => undefined);
+    },
     close: async () => {
       client.disconnect();
+      subscriber?.disconnect();
     },
   };
 }

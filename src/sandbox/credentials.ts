@@ -1,25 +1,27 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { OTHER_SPELLINGS } from '../credentials';
 import type { TenantKey } from './records';
 
 /**
- * The headers a client sends for each sample venue. Two tenants, so tests can
- * prove credentials never cross between concurrent requests.
+ * The headers a client sends the gateway for each sample venue, in the spellings that survive proxies
+ * (`Employee-Token` rather than `EMPLOYEE_TOKEN`). Two tenants, so tests can prove credentials never cross between
+ * concurrent requests.
  */
 export const SANDBOX_CREDENTIALS = {
   laTerrazza: {
     'Reservation-Access-Token': 'sandbox-res-token-la-terrazza',
     Authorization: 'Bearer sandbox-api-key-la-terrazza',
-    EMPLOYEE_TOKEN: 'sandbox-employee-token-la-terrazza',
-    STORE_PIN_CODE: '4821',
-    SLUG_NAME: 'la-terrazza',
+    'Employee-Token': 'sandbox-employee-token-la-terrazza',
+    'Store-Pin-Code': '4821',
+    'Slug-Name': 'la-terrazza',
     'Pos-Access-Token': 'sandbox-pos-token-la-terrazza',
   },
   bistroNord: {
     'Reservation-Access-Token': 'sandbox-res-token-bistro-nord',
     Authorization: 'Bearer sandbox-api-key-bistro-nord',
-    EMPLOYEE_TOKEN: 'sandbox-employee-token-bistro-nord',
-    STORE_PIN_CODE: '7310',
-    SLUG_NAME: 'bistro-nord',
+    'Employee-Token': 'sandbox-employee-token-bistro-nord',
+    'Store-Pin-Code': '7310',
+    'Slug-Name': 'bistro-nord',
     'Pos-Access-Token': 'sandbox-pos-token-bistro-nord',
   },
 } as const satisfies Record<TenantKey, Record<string, string>>;
@@ -27,12 +29,18 @@ export const SANDBOX_CREDENTIALS = {
 type CredentialName = keyof (typeof SANDBOX_CREDENTIALS)['laTerrazza'];
 
 /** The four API-key headers of the off-day and calendar operations; how they combine is not shown, the sandbox wants all four. */
-const API_KEY_HEADERS: readonly CredentialName[] = ['Authorization', 'EMPLOYEE_TOKEN', 'STORE_PIN_CODE', 'SLUG_NAME'];
+const API_KEY_HEADERS: readonly CredentialName[] = ['Authorization', 'Employee-Token', 'Store-Pin-Code', 'Slug-Name'];
 const TENANTS = Object.keys(SANDBOX_CREDENTIALS) as TenantKey[];
 
-/** The tenant whose every listed header matches; header names are case-insensitive (node lower-cases them). */
+/** The name the reservation service's document gives a header the client may spell otherwise (`EMPLOYEE_TOKEN`). */
+const DOCUMENTED_NAME = new Map(Object.entries(OTHER_SPELLINGS).map(([documented, other]) => [other, documented]));
+
+/**
+ * The tenant whose every listed header matches, read as the real services read them: under the documented name
+ * only, whatever the client sent the gateway. Header names are case-insensitive (node lower-cases them).
+ */
 function tenantMatching(headers: IncomingHttpHeaders, names: readonly CredentialName[]): TenantKey | undefined {
-  return TENANTS.find((tenant) => names.every((name) => headers[name.toLowerCase()] === SANDBOX_CREDENTIALS[tenant][name]));
+  return TENANTS.find((tenant) => names.every((name) => headers[(DOCUMENTED_NAME.get(name) ?? name).toLowerCase()] === SANDBOX_CREDENTIALS[tenant][name]));
 }
 
 export function tenantByReservationToken(headers: IncomingHttpHeaders): TenantKey | undefined {

@@ -13,6 +13,8 @@ async function main(): Promise<void> {
   const sandbox = await startSandbox({});
   const config = loadConfig({
     NODE_ENV: 'development',
+    // One process on a laptop: nothing to share, even with NODE_ENV=production in the shell.
+    SINGLE_REPLICA: 'true',
     LOG_LEVEL: 'info',
     // No load balancer to wait for on a laptop: Ctrl+C drains and exits at once.
     SHUTDOWN_DELAY_MS: '0',

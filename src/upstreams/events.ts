@@ -1,6 +1,7 @@
 import type { UpstreamError } from '../errors/UpstreamError';
 import type { CircuitStateName } from './circuitBreaker';
 import type { ServiceName } from './serviceName';
+import type { ReadSource } from './sharedReads';
 import type { HttpMethod } from './transport';
 
 /** What one upstream call did, for the per-request log and metrics. */
@@ -15,9 +16,34 @@ export interface UpstreamCallRecord {
   requestId?: string;
   /**
    * Whether the request was written to a connection, so that the service may have received it (src/upstreams/
-   * wireSignal.ts). False when it failed before: a refused connection, a connect timeout, a deadline already past.
+   * wireSignal.ts). False when it failed before: a refused connection, a connect timeout, a deadline already past;
+   * and for a joined or kept read, which this request never sent.
    */
   sent?: boolean;
+  /**
+   * `upstream`: a call this request made (each attempt one record). `joined`: a GET another request had in flight,
+   * waited for (`durationMs` is the wait). `cache`: a kept answer (src/upstreams/sharedReads.ts). Only `upstream`
+   * records are calls, for the budgets, the breaker and `tablegraph_upstream_calls_total`.
+   */
+  source: ReadSource;
+  /** A kept answer's age, ms, when `source` is `cache`. */
+  ageMs?: number;
+}
+
+/** The upstream calls among a request's records: what its budgets are charged (joined and kept reads are not calls). */
+export function upstreamCallCount(records: readonly UpstreamCallRecord[]): number {
+  let calls = 0;
+  for (const record of records) if (record.source === 'upstream') calls += 1;
+  return calls;
+}
+
+/** The `Age` of a response, whole seconds: the oldest kept answer among its records; undefined when it used none. */
+export function oldestCachedAgeSeconds(records: readonly UpstreamCallRecord[]): number | undefined {
+  let oldest: number | undefined;
+  for (const record of records) {
+    if (record.source === 'cache' && record.ageMs !== undefined) oldest = Math.max(oldest ?? 0, record.ageMs);
+  }
+  return oldest === undefined ? undefined : Math.floor(oldest / 1000);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ServiceCredentials } from '../credentials';
 import { MissingCredentialError } from '../errors/InputError';
 import type { CallContext, CallScope, IgnoredBodyRequest, UpstreamHttp, UpstreamRequest } from './http';
+import { credentialHash } from './readScope';
 
 /** A request as a client writes it: the scope adds the headers, the deadline and its signal. */
 export type ClientRequest<R> = Omit<R, 'headers' | 'signal' | 'deadline'>;
@@ -40,10 +41,13 @@ export class ScopedCaller {
   private fix(): Fixed {
     const { scope, credentials } = this;
     // Shared by every call of the request: nothing downstream writes to it (the transport and tracing copy it first).
-    const headers = { ...scope.headers(), ...credentials.headers(this.http.service) };
+    const sentCredentials = credentials.headers(this.http.service);
+    const headers = { ...scope.headers(), ...sentCredentials };
+    // Shared reads are keyed by the hash of exactly the credentials sent to this service, never by the values.
+    const shared = scope.sharedReads && { reads: scope.sharedReads, credentialHash: credentialHash(sentCredentials), maxAgeMs: scope.maxAgeMs ?? 0 };
     return {
       sent: { headers, signal: scope.signal, deadline: scope.deadline },
-      context: { record: scope.record, requestId: scope.requestId, secrets: credentials.secrets() },
+      context: { record: scope.record, requestId: scope.requestId, secrets: credentials.secrets(), ...(shared ? { shared } : {}) },
     };
   }
 }

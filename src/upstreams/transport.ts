@@ -154,7 +154,8 @@ function errorCode(err: unknown): string | undefined {
   return codeOf(err) ?? (cause !== err ? errorCode(cause) : undefined);
 }
 
-function queryString(query: TransportRequest['query']): string {
+/** `?a=1&b=2` of the defined values, or nothing: the query as the transport sends it. */
+export function queryString(query: TransportRequest['query']): string {
   if (!query) return '';
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));

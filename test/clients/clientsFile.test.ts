@@ -77,6 +77,7 @@ describe('clientsFile', () => {
 
   it('stops npm start with exit code 1, naming the problems of the file', async () => {
     const gateway = spawnGateway('src/main.ts', {
+      SINGLE_REPLICA: 'true',
       RESERVATION_BASE_URL: 'http://127.0.0.1:9',
       POS_BASE_URL: 'http://127.0.0.1:9',
       PORT: '0',

@@ -1,10 +1,11 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { ConfigSchema, loadConfig } from '../../src/config';
 import { startStack, type Stack } from '../support/stack';
 
 const DEPLOY = join(__dirname, '..', '..', 'deploy');
+const REDIS_COMPONENT = join(DEPLOY, 'components', 'redis');
 
 interface Manifest {
   file: string;
@@ -15,11 +16,11 @@ interface Manifest {
   data?: Record<string, string>;
 }
 
-function loadManifests(): Manifest[] {
-  return readdirSync(DEPLOY)
+function loadManifests(dir = DEPLOY): Manifest[] {
+  return readdirSync(dir)
     .filter((f) => /\.ya?ml$/.test(f) && f !== 'kustomization.yaml')
     .flatMap((file) =>
-      parseAllDocuments(readFileSync(join(DEPLOY, file), 'utf8')).map((doc) => {
+      parseAllDocuments(readFileSync(join(dir, file), 'utf8')).map((doc) => {
         if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors.map((e) => e.message).join('; ')}`);
         return { file, ...(doc.toJS() as Omit<Manifest, 'file'>) };
       }),
@@ -36,6 +37,8 @@ describe('deploy/ (Kubernetes manifests)', () => {
   const deployment = one('Deployment');
   const configMap = one('ConfigMap');
   const container = deployment.spec.template.spec.containers[0];
+  /** What a pod's environment holds: the ConfigMap, and REDIS_URL from its Secret (any Redis address will do here). */
+  const podEnv = { ...configMap.data, REDIS_URL: 'redis://:password@tablegraph-redis:6379/0' };
   const namedPort = (name: string | number): number =>
     typeof name === 'number' ? name : container.ports.find((p: { name: string }) => p.name === name).containerPort;
 
@@ -49,6 +52,15 @@ describe('deploy/ (Kubernetes manifests)', () => {
     expect([...kustomization.resources].sort()).toEqual(files);
   });
 
+  it('says in the kustomization how to bring Redis: the component of this repository, or a managed one', () => {
+    const text = readFileSync(join(DEPLOY, 'kustomization.yaml'), 'utf8');
+    expect(text).toMatch(/^# components:\n#\s+- components\/redis$/m);
+    expect(existsSync(join(REDIS_COMPONENT, 'kustomization.yaml'))).toBe(true);
+    expect(text).toContain('managed Redis');
+    expect(text).toContain("kubectl create secret generic tablegraph-redis --from-literal=url=");
+    expect(text).toContain('kubectl create secret generic tablegraph-redis --from-literal=password=');
+  });
+
   it('commits no Secret: REDIS_URL comes from a Secret created out of band', () => {
     expect(manifests.some((m) => m.kind === 'Secret')).toBe(false);
     const redis = container.env.find((e: { name: string }) => e.name === 'REDIS_URL');
@@ -56,10 +68,18 @@ describe('deploy/ (Kubernetes manifests)', () => {
     expect(JSON.stringify(configMap.data)).not.toMatch(/redis|password|token/i);
   });
 
+  it('requires REDIS_URL: a pod without the Secret does not start, and the gateway refuses production without it', () => {
+    const redis = container.env.find((e: { name: string }) => e.name === 'REDIS_URL');
+    expect(redis.valueFrom.secretKeyRef.optional).toBeUndefined();
+    expect(configMap.data!.NODE_ENV).toBe('production');
+    expect(configMap.data!.SINGLE_REPLICA).toBeUndefined();
+    expect(() => loadConfig(configMap.data)).toThrow(/REDIS_URL: is required when NODE_ENV is production/);
+  });
+
   it('probes readiness on /readyz and liveness on /healthz, on the port the gateway listens on', () => {
     expect(container.readinessProbe.httpGet.path).toBe('/readyz');
     expect(container.livenessProbe.httpGet.path).toBe('/healthz');
-    const gatewayPort = loadConfig(configMap.data).port;
+    const gatewayPort = loadConfig(podEnv).port;
     expect(namedPort(container.readinessProbe.httpGet.port)).toBe(gatewayPort);
     expect(namedPort(container.livenessProbe.httpGet.port)).toBe(gatewayPort);
     expect(deployment.spec.template.metadata.annotations['prometheus.io/port']).toBe(String(gatewayPort));
@@ -69,11 +89,11 @@ describe('deploy/ (Kubernetes manifests)', () => {
     expect(container.envFrom).toEqual([{ configMapRef: { name: configMap.metadata.name } }]);
     const unknown = Object.keys(configMap.data!).filter((key) => !(key in ConfigSchema.shape));
     expect(unknown).toEqual([]);
-    expect(() => loadConfig(configMap.data)).not.toThrow();
+    expect(() => loadConfig(podEnv)).not.toThrow();
   });
 
   it('gives the pod time to drain: the grace period exceeds the shutdown delay plus the drain timeout', () => {
-    const config = loadConfig(configMap.data);
+    const config = loadConfig(podEnv);
     expect(deployment.spec.template.spec.terminationGracePeriodSeconds * 1000).toBeGreaterThan(config.shutdownDelayMs + config.drainTimeoutMs);
   });
 
@@ -81,7 +101,7 @@ describe('deploy/ (Kubernetes manifests)', () => {
     const flags = (container.env as Array<{ name: string; value?: string }>).filter((e) => e.name === 'NODE_OPTIONS').map((e) => e.value ?? '');
     expect(flags.filter((f) => /max-old-space-size|max-heap-size/.test(f))).toEqual([]);
     expect(container.resources.limits.memory).toEqual(expect.any(String));
-    expect(loadConfig(configMap.data).workers).toBe(1);
+    expect(loadConfig(podEnv).workers).toBe(1);
   });
 
   it('requests resources and runs as a non-root user without privileges', () => {
@@ -104,6 +124,70 @@ describe('deploy/ (Kubernetes manifests)', () => {
     expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
     // The autoscaler owns the replica count; a fixed one would fight it on every apply.
     expect(deployment.spec.replicas).toBeUndefined();
+  });
+
+  describe('components/redis (a Redis in the cluster)', () => {
+    const component = parseAllDocuments(readFileSync(join(REDIS_COMPONENT, 'kustomization.yaml'), 'utf8'))[0].toJS() as {
+      kind: string;
+      resources: string[];
+      patches: Array<{ path: string }>;
+    };
+    const parts = loadManifests(REDIS_COMPONENT);
+    const statefulSet = parts.find((m) => m.kind === 'StatefulSet')!;
+    const redisService = parts.find((m) => m.kind === 'Service')!;
+    const redis = statefulSet.spec.template.spec.containers[0];
+    const patch = parts.find((m) => m.kind === 'Deployment')!;
+    type EnvVar = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } | null };
+
+    it('is a kustomize Component of one StatefulSet and one Service, with a patch of the gateway and no Secret', () => {
+      expect(component.kind).toBe('Component');
+      expect(parts.map((m) => m.kind).sort()).toEqual(['Deployment', 'Service', 'StatefulSet']);
+      expect([...component.resources, ...component.patches.map((p) => p.path)].sort()).toEqual([...new Set(parts.map((m) => m.file))].sort());
+      expect(component.patches.map((p) => p.path)).toEqual([patch.file]);
+    });
+
+    it('runs one Redis with a persistent volume, every write in the append-only file and no eviction', () => {
+      expect(statefulSet.spec.replicas).toBe(1);
+      expect(statefulSet.spec.serviceName).toBe(redisService.metadata.name);
+      const [claim] = statefulSet.spec.volumeClaimTemplates;
+      expect(claim.spec.accessModes).toEqual(['ReadWriteOnce']);
+      expect(claim.spec.resources.requests.storage).toEqual(expect.any(String));
+      expect(redis.volumeMounts).toEqual([{ name: claim.metadata.name, mountPath: '/data' }]);
+      const args = (redis.args as string[]).join(' ');
+      expect(args).toContain('--appendonly yes');
+      expect(args).toContain('--dir /data');
+      expect(args).toContain('--maxmemory-policy noeviction');
+    });
+
+    it('requires the password of the Secret, never written in the manifests', () => {
+      const args = redis.args as string[];
+      expect(args[args.indexOf('--requirepass') + 1]).toBe('$(REDIS_PASSWORD)');
+      const password = (redis.env as EnvVar[]).find((e) => e.name === 'REDIS_PASSWORD');
+      expect(password?.valueFrom?.secretKeyRef).toEqual({ name: 'tablegraph-redis', key: 'password' });
+      expect(parts.some((m) => m.kind === 'Secret')).toBe(false);
+    });
+
+    it('serves on its Service, selected by the pods\' labels and apart from the gateway\'s', () => {
+      const podLabels = statefulSet.spec.template.metadata.labels as Record<string, string>;
+      for (const [k, v] of Object.entries(redisService.spec.selector as Record<string, string>)) expect(podLabels[k]).toBe(v);
+      expect(podLabels['app.kubernetes.io/name']).not.toBe(deployment.spec.template.metadata.labels['app.kubernetes.io/name']);
+      const port = redisService.spec.ports[0];
+      expect(redis.ports.find((p: { name: string }) => p.name === port.targetPort).containerPort).toBe(port.port);
+    });
+
+    it('points the gateway\'s REDIS_URL at that Service with the password defined before it, in place of the Secret\'s url', () => {
+      expect(patch.metadata.name).toBe(deployment.metadata.name);
+      const patched = patch.spec.template.spec.containers[0];
+      expect(patched.name).toBe(container.name);
+      const env = patched.env as EnvVar[];
+      expect(env.map((e) => e.name)).toEqual(['REDIS_PASSWORD', 'REDIS_URL']);
+      expect(env[0].valueFrom?.secretKeyRef).toEqual({ name: 'tablegraph-redis', key: 'password' });
+      const url = env[1].value!;
+      // `valueFrom: null` removes the Deployment's secretKeyRef when the patch merges.
+      expect(env[1].valueFrom).toBeNull();
+      expect(url).toBe(`redis://:$(REDIS_PASSWORD)@${redisService.metadata.name}:${redisService.spec.ports[0].port}/0`);
+      expect(loadConfig({ ...configMap.data, REDIS_URL: url.replace('$(REDIS_PASSWORD)', 'a1b2c3') }).redisUrl).toBe('redis://:a1b2c3@tablegraph-redis:6379/0');
+    });
   });
 
   describe('against a running gateway', () => {

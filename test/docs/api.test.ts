@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kind, buildSchema, isScalarType, parse } from 'graphql';
-import { CREDENTIAL_HEADERS } from '../../src/credentials';
+import { CREDENTIAL_HEADERS, OTHER_SPELLINGS } from '../../src/credentials';
 import { ErrorCode } from '../../src/errors';
 import { loadTypeDefs } from '../../src/schema';
 import { fencedBlocks, tableRows, unquote } from '../support/readme';
@@ -50,5 +50,6 @@ describe('docs/api.md', () => {
     // "reservation service only" → reservation, "POS service only" → pos
     const documented = Object.fromEntries(tableRows(section).slice(0, 2).map(([headers, service]) => [service.split(' ')[0].toLowerCase(), headers.split(',').map((h) => unquote(h.trim()))]));
     expect(documented).toEqual(CREDENTIAL_HEADERS);
+    for (const other of Object.values(OTHER_SPELLINGS)) expect(section.join('\n')).toContain(`\`${other}\``);
   });
 });

@@ -49,8 +49,8 @@ describe('the logs', () => {
       expect(calls).toHaveLength(2);
       expect(calls).toEqual(
         expect.arrayContaining([
-          { service: 'pos', method: 'GET', route: '/checks/:id', status: 200, durationMs: expect.any(Number) },
-          { service: 'pos', method: 'GET', route: '/checks/:id', status: 404, failure: 'status', durationMs: expect.any(Number) },
+          { service: 'pos', method: 'GET', route: '/checks/:id', status: 200, durationMs: expect.any(Number), source: 'upstream' },
+          { service: 'pos', method: 'GET', route: '/checks/:id', status: 404, failure: 'status', durationMs: expect.any(Number), source: 'upstream' },
         ]),
       );
     });

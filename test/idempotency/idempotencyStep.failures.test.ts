@@ -9,7 +9,7 @@ import { createLogger } from '../../src/logger';
 import type { UpstreamCallRecord } from '../../src/upstreams/http';
 
 const MUTATION = { query: 'mutation Book { createReservation(input: {}) { reservation { id } } }', operationName: 'Book' };
-const sentCall: UpstreamCallRecord = { service: 'reservation', method: 'POST', route: '/v1/reservations', status: 201, durationMs: 1, sent: true };
+const sentCall: UpstreamCallRecord = { service: 'reservation', method: 'POST', route: '/v1/reservations', status: 201, durationMs: 1, sent: true, source: 'upstream' };
 
 function requestWith(headers: Record<string, string>, body: unknown = MUTATION): GraphqlRequest {
   return {

@@ -4,7 +4,7 @@ import { idempotencyFromConfig } from '../../src/idempotency';
 import { createLogger } from '../../src/logger';
 import { GatewayMetrics } from '../../src/observability/metrics';
 
-const REQUIRED = { RESERVATION_BASE_URL: 'http://reservation.test', POS_BASE_URL: 'http://pos.test' };
+const REQUIRED = { NODE_ENV: 'test', RESERVATION_BASE_URL: 'http://reservation.test', POS_BASE_URL: 'http://pos.test' };
 const logger = createLogger({ level: 'silent', destination: new Writable({ write: (_c, _e, done) => done() }) });
 
 describe('idempotencyFromConfig', () => {

@@ -15,7 +15,7 @@ import { ReservationClient } from '../../src/upstreams/reservation/ReservationCl
  * (an upstream client, or an object of DataLoaders over one), not listed by hand.
  */
 function upstreamMembers(): string[] {
-  const config = loadConfig({ RESERVATION_BASE_URL: 'http://127.0.0.1:9', POS_BASE_URL: 'http://127.0.0.1:9' });
+  const config = loadConfig({ NODE_ENV: 'test', RESERVATION_BASE_URL: 'http://127.0.0.1:9', POS_BASE_URL: 'http://127.0.0.1:9' });
   const upstreams = createUpstreams(config);
   const ctx = createContext({ config, logger: createLogger({ level: 'silent' }), upstreams }, { header: () => undefined, requestId: 'coverage' });
   void upstreams.reservation.close();

@@ -113,7 +113,7 @@ describe('GatewayMetrics', () => {
 
   it('labels a call without an answer with status none and its failure', async () => {
     const metrics = new GatewayMetrics({ defaultMetrics: false });
-    metrics.observeUpstreamCall({ service: 'reservation', method: 'POST', route: '/v1/reservations', durationMs: 3000, error: new UpstreamError('reservation', 'timeout') });
+    metrics.observeUpstreamCall({ service: 'reservation', method: 'POST', route: '/v1/reservations', durationMs: 3000, source: 'upstream', error: new UpstreamError('reservation', 'timeout') });
     const { text } = await metrics.render();
     expect(sample(text, 'tablegraph_upstream_calls_total{service="reservation",method="POST",route="/v1/reservations",status="none",outcome="timeout"}')).toBe(1);
     expect(sample(text, 'tablegraph_upstream_call_duration_seconds_sum{service="reservation",method="POST",route="/v1/reservations"}')).toBe(3);

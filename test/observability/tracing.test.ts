@@ -66,8 +66,9 @@ describe('tracing', () => {
     });
 
     it("never gives one request's upstream calls another concurrent request's trace", async () => {
-      // Twenty requests at once, each with a trace context of its own (trace-id and parent-id both differ); each makes
-      // two upstream calls, one after the other.
+      // Twenty requests at once, each with a trace context of its own (trace-id and parent-id both differ); each needs
+      // two upstream reads, one after the other, which it makes itself or joins while another request makes them
+      // (src/upstreams/sharedReads.ts): a call carries the trace of the one request that made it.
       const requests = Array.from({ length: 20 }, (_, i) => {
         const n = i.toString(16).padStart(2, '0');
         return { requestId: `trace-${i}`, traceparent: `00-${n}${clientTrace.slice(2)}-${n}${clientSpan.slice(2)}-0${i % 2}`, tracestate: `rojo=${n}` };
@@ -78,7 +79,8 @@ describe('tracing', () => {
         ),
       );
       for (const res of results) expect(res.body.errors).toBeUndefined();
-      expect(stack.sandbox.requests).toHaveLength(2 * requests.length);
+      const made = requests.flatMap(({ requestId }) => (logLine(stack, requestId).upstreamCalls as Array<{ source: string }>).filter((c) => c.source === 'upstream'));
+      expect(stack.sandbox.requests).toHaveLength(made.length);
       for (const upstream of stack.sandbox.requests) {
         const requestId = String(upstream.headers['x-request-id']);
         const expected = requests.find((r) => r.requestId === requestId)!;
@@ -106,6 +108,17 @@ describe('tracing', () => {
     const spans = (): ReadableSpan[] => exporter.getFinishedSpans();
     const operationSpans = () => spans().filter((s) => s.kind === SpanKind.SERVER);
     const upstreamSpans = () => spans().filter((s) => s.kind === SpanKind.CLIENT);
+
+    it('marks a read kept from an earlier answer with an event on the operation span, and makes no client span for it', async () => {
+      const query = `query OpenCheck { check(id: "${SAMPLE.laTerrazza.openCheckId}") { id } }`;
+      await stack.gql(query, undefined, { ...LA_TERRAZZA, 'cache-control': 'max-age=30' });
+      exporter.reset();
+      const kept = await stack.gql(query, undefined, { ...LA_TERRAZZA, 'cache-control': 'max-age=30' });
+      expect(kept.headers.get('age')).not.toBeNull();
+      expect(upstreamSpans()).toHaveLength(0);
+      const events = operationSpans()[0].events.filter((e) => e.name === 'upstream read');
+      expect(events.map((e) => e.attributes)).toEqual([{ 'tablegraph.upstream.service': 'pos', 'url.template': '/checks/:id', 'tablegraph.read.source': 'cache' }]);
+    });
 
     it('makes one span per GraphQL operation, named after it, and a child span per upstream call', async () => {
       const res = await stack.gql(`query Booking($id: ID!) { reservation(id: $id) { id check { id } } }`, { id: SAMPLE.laTerrazza.reservationWithCheckId });
@@ -200,6 +213,7 @@ describe('tracing', () => {
 
     it('exports the spans over OTLP/HTTP, flushing them on shutdown', async () => {
       gateway = spawnGateway('src/main.ts', {
+        SINGLE_REPLICA: 'true',
         RESERVATION_BASE_URL: sandbox.reservationUrl,
         POS_BASE_URL: sandbox.posUrl,
         PORT: '0',

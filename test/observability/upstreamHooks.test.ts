@@ -20,8 +20,8 @@ describe('observabilityHooks', () => {
     const metrics = new GatewayMetrics({ defaultMetrics: false });
     const { lines, logger } = quietLogger();
     const hooks = observabilityHooks(metrics, logger);
-    hooks.onCall({ service: 'pos', method: 'GET', route: '/employees', status: 200, durationMs: 5 });
-    hooks.onCall({ service: 'pos', method: 'GET', route: '/employees', status: 503, durationMs: 7, error: new UpstreamError('pos', 'status', { status: 503 }) });
+    hooks.onCall({ service: 'pos', method: 'GET', route: '/employees', status: 200, durationMs: 5, source: 'upstream' });
+    hooks.onCall({ service: 'pos', method: 'GET', route: '/employees', status: 503, durationMs: 7, source: 'upstream', error: new UpstreamError('pos', 'status', { status: 503 }) });
     expect((await metrics.render()).text).toContain('tablegraph_upstream_call_duration_seconds_count{service="pos",method="GET",route="/employees"} 2');
     expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
       expect.objectContaining({ level: 40, msg: 'upstream call failed', status: 503, failure: 'status' }),

@@ -23,7 +23,7 @@ describe('cluster', () => {
   let sandbox: Sandbox;
   let gateway: GatewayProcess | undefined;
   const spawn = (extra: Record<string, string>) =>
-    spawnGateway('src/main.ts', { RESERVATION_BASE_URL: sandbox.reservationUrl, POS_BASE_URL: sandbox.posUrl, PORT: '0', HOST: '127.0.0.1', WORKERS: '2', ...extra });
+    spawnGateway('src/main.ts', { NODE_ENV: 'test', RESERVATION_BASE_URL: sandbox.reservationUrl, POS_BASE_URL: sandbox.posUrl, PORT: '0', HOST: '127.0.0.1', WORKERS: '2', ...extra });
   const readyLines = (g: GatewayProcess) => g.logs().filter((l) => l.msg === 'gateway ready');
   /** Waits for `count` workers to be ready; answers the shared port's address. */
   const ready = async (g: GatewayProcess, count = 2): Promise<string> => {

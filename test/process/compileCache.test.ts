@@ -47,7 +47,7 @@ describe('npm start: the bundle and its compile cache', () => {
   });
 
   const start = async (env: Record<string, string> = {}): Promise<{ url: string; listening: Record<string, unknown> }> => {
-    gateway = spawnGateway(START, { RESERVATION_BASE_URL: sandbox.reservationUrl, POS_BASE_URL: sandbox.posUrl, PORT: '0', HOST: '127.0.0.1', SHUTDOWN_DELAY_MS: '0', ...env }, { typescript: false });
+    gateway = spawnGateway(START, { SINGLE_REPLICA: 'true', RESERVATION_BASE_URL: sandbox.reservationUrl, POS_BASE_URL: sandbox.posUrl, PORT: '0', HOST: '127.0.0.1', SHUTDOWN_DELAY_MS: '0', ...env }, { typescript: false });
     const listening = await gateway.waitForLog('gateway listening');
     await gateway.waitForLog('gateway ready');
     return { url: `http://127.0.0.1:${String(listening.port)}`, listening };

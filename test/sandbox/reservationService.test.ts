@@ -1,4 +1,4 @@
-import { SAMPLE, startSandbox, type Sandbox } from '../../src/sandbox';
+import { SAMPLE, SANDBOX_CREDENTIALS, startSandbox, type Sandbox } from '../../src/sandbox';
 import { addDays } from '../../src/sandbox/venueTime';
 import { apiKey, call, INVALID_TOKEN, reservationToken } from './sandboxClient';
 
@@ -39,7 +39,10 @@ describe('reservationService', () => {
     it.each([['/api/v1/off-days'], ['/api/v1/calendars']])('answers 401/960 on %s unless all four API-key headers match one venue', async (path) => {
       const { STORE_PIN_CODE: _pin, ...threeOfFour } = apiKey('laTerrazza');
       const mixed = { ...apiKey('laTerrazza'), STORE_PIN_CODE: apiKey('bistroNord').STORE_PIN_CODE };
-      for (const headers of [{}, threeOfFour, mixed, reservationToken('laTerrazza')]) {
+      // The spellings clients may send the gateway are not the service's: the gateway must rename them.
+      const { Authorization, 'Employee-Token': employee, 'Store-Pin-Code': pin, 'Slug-Name': slug } = SANDBOX_CREDENTIALS.laTerrazza;
+      const hyphenated = { Authorization, 'Employee-Token': employee, 'Store-Pin-Code': pin, 'Slug-Name': slug };
+      for (const headers of [{}, threeOfFour, mixed, hyphenated, reservationToken('laTerrazza')]) {
         const answer = await call(sandbox, 'reservation', 'POST', path, { headers, body: offDay() });
         expect(answer.status).toBe(401);
         expect(answer.json).toEqual(INVALID_TOKEN);

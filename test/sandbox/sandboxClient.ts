@@ -28,8 +28,9 @@ export async function call(
 
 export const reservationToken = (venue: Venue) => ({ 'Reservation-Access-Token': SANDBOX_CREDENTIALS[venue]['Reservation-Access-Token'] });
 export const posToken = (venue: Venue) => ({ 'Pos-Access-Token': SANDBOX_CREDENTIALS[venue]['Pos-Access-Token'] });
+/** The four API-key headers as the reservation service reads them: under their documented (underscore) names. */
 export const apiKey = (venue: Venue) => {
-  const { Authorization, EMPLOYEE_TOKEN, STORE_PIN_CODE, SLUG_NAME } = SANDBOX_CREDENTIALS[venue];
+  const { Authorization, 'Employee-Token': EMPLOYEE_TOKEN, 'Store-Pin-Code': STORE_PIN_CODE, 'Slug-Name': SLUG_NAME } = SANDBOX_CREDENTIALS[venue];
   return { Authorization, EMPLOYEE_TOKEN, STORE_PIN_CODE, SLUG_NAME };
 };
 

@@ -97,7 +97,8 @@ describe('the circuit breaker through the gateway', () => {
 
       const calls = h.pos.stats.calls + h.reservation.stats.calls;
       const injected = [h.pos, h.reservation].reduce((sum, p) => sum + Object.values(p.stats.faults).reduce((a, b) => a + b, 0), 0);
-      expect(calls).toBeGreaterThan(2000);
+      // Concurrent identical reads are joined (src/upstreams/sharedReads.ts): fewer calls than the 2,160 reads.
+      expect(calls).toBeGreaterThan(1000);
       expect(injected / calls).toBeGreaterThan(0.07);
       expect(injected / calls).toBeLessThan(0.13);
       expect(h.circuitLines()).toEqual([]);
@@ -154,7 +155,8 @@ describe('the circuit breaker through the gateway', () => {
         expect(onBroken.every((n) => n.check === null)).toBe(true);
         expect(nodes.filter((n) => n.check !== null).length).toBe(h.checkOf.size - onBroken.length);
       }
-      expect(h.pos.stats.faults.status500).toBeGreaterThanOrEqual(160);
+      // 160 reads of it, 4 at a time: joined while in flight, never kept, so at least one call per 4 reads.
+      expect(h.pos.stats.faults.status500).toBeGreaterThanOrEqual(40);
       expect(h.circuitLines()).toEqual([]);
     });
   });

@@ -1,5 +1,5 @@
 import { SAMPLE } from '../../src/sandbox';
-import { BISTRO_NORD, LA_TERRAZZA, startStack, type Stack } from '../support/stack';
+import { BISTRO_NORD, LA_TERRAZZA, logLine, startStack, type Stack } from '../support/stack';
 import { leakedSecrets } from '../support/leaks';
 
 describe('the HTTP layer', () => {
@@ -88,7 +88,8 @@ describe('the HTTP layer', () => {
       'x-forwarded-for': '203.0.113.9',
       'x-api-key': 'other-secret',
     };
-    const reservationHeaders = ['reservation-access-token', 'authorization', 'employee_token', 'store_pin_code', 'slug_name'];
+    // Under both spellings: the hyphenated ones go to no service as they came.
+    const reservationHeaders = ['reservation-access-token', 'authorization', 'employee_token', 'store_pin_code', 'slug_name', 'employee-token', 'store-pin-code', 'slug-name'];
 
     it('forwards each credential only to its own service and no other client header', async () => {
       const res = await stack.gql(
@@ -106,6 +107,7 @@ describe('the HTTP layer', () => {
       for (const r of byService('reservation')) {
         expect(r.headers['pos-access-token']).toBeUndefined();
         expect(r.headers['reservation-access-token']).toBe(LA_TERRAZZA['Reservation-Access-Token']);
+        for (const h of ['employee-token', 'store-pin-code', 'slug-name']) expect(r.headers[h]).toBeUndefined();
       }
       for (const r of stack.sandbox.requests) {
         expect(r.headers.cookie).toBeUndefined();
@@ -124,7 +126,13 @@ describe('the HTTP layer', () => {
       });
       const results = await Promise.all(calls);
       expect(results.every((r) => r.body.errors === undefined)).toBe(true);
-      expect(stack.sandbox.requests).toHaveLength(400);
+      // Each request got its own venue's check, whether it read it or joined a read in flight (same venue only).
+      const ownCheck = (i: number) => (i % 2 === 0 ? SAMPLE.laTerrazza.openCheckId : SAMPLE.bistroNord.openCheckId);
+      expect(results.map((r) => (r.body.data as { check: { id: string } }).check.id)).toEqual(results.map((_r, i) => ownCheck(i)));
+      // Two reads per request, made or joined (src/upstreams/sharedReads.ts); every call made is one the sandbox saw.
+      const reads = Array.from({ length: 200 }, (_, i) => logLine(stack, `${i % 2 === 0 ? 'A' : 'B'}-${i}`).upstreamCalls as Array<{ source: string }>);
+      expect(reads.map((r) => r.length)).toEqual(Array.from({ length: 200 }, () => 2));
+      expect(stack.sandbox.requests).toHaveLength(reads.flat().filter((r) => r.source === 'upstream').length);
       for (const r of stack.sandbox.requests) {
         const tenant = String(r.headers['x-request-id']).charAt(0) as 'A' | 'B';
         expect(r.headers['pos-access-token']).toBe(tenants[tenant]['Pos-Access-Token']);

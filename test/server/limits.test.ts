@@ -134,7 +134,7 @@ describe('query limits', () => {
   describe('in production', () => {
     let stack: Stack;
     beforeAll(async () => {
-      stack = await startStack({ env: { NODE_ENV: 'production' } });
+      stack = await startStack({ env: { NODE_ENV: 'production', SINGLE_REPLICA: 'true' } });
     });
     afterAll(() => stack.close());
     beforeEach(() => stack.sandbox.resetRequests());
@@ -174,7 +174,7 @@ describe('query limits', () => {
     });
 
     it('allows introspection when INTROSPECTION is true', async () => {
-      const open = await startStack({ env: { NODE_ENV: 'production', INTROSPECTION: 'true' } });
+      const open = await startStack({ env: { NODE_ENV: 'production', SINGLE_REPLICA: 'true', INTROSPECTION: 'true' } });
       try {
         const res = await open.gql('{ __schema { queryType { name } } }');
         expect(res.body).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });

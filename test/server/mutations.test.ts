@@ -100,15 +100,23 @@ describe('mutations through the gateway', () => {
       const sent = stack.sandbox.requests[0];
       expect(sent).toMatchObject({ method: 'POST', path: '/api/v1/calendars' });
       expect(sent.body).toEqual({ revenue_center_id: lt().revenueCenterIds[0], table_id: lt().tableIds[0], date: `${ahead()} 20:00`, guest_count: 2, is_dining: true, tag_ids: [] });
-      for (const h of ['authorization', 'employee_token', 'store_pin_code', 'slug_name']) expect(sent.headers[h]).toBe(LA_TERRAZZA[Object.keys(LA_TERRAZZA).find((k) => k.toLowerCase() === h)!]);
+      // Sent as Employee-Token, Store-Pin-Code and Slug-Name; forwarded under the service's own names.
+      expect(sent.headers).toMatchObject({
+        authorization: LA_TERRAZZA.Authorization,
+        employee_token: LA_TERRAZZA['Employee-Token'],
+        store_pin_code: LA_TERRAZZA['Store-Pin-Code'],
+        slug_name: LA_TERRAZZA['Slug-Name'],
+      });
+      for (const other of ['employee-token', 'store-pin-code', 'slug-name']) expect(sent.headers).not.toHaveProperty([other]);
     });
 
     it('refuses without a call when one of the four headers is missing', async () => {
-      const { STORE_PIN_CODE: _pin, ...headers } = LA_TERRAZZA;
+      const { 'Store-Pin-Code': _pin, ...headers } = LA_TERRAZZA;
       const input = { revenueCenterId: lt().revenueCenterIds[0], date: '2099-12-26 20:00' };
       const res = await stack.gql(mutation, { input }, headers);
       expect(res.body.errors![0].extensions).toMatchObject({ code: 'UNAUTHENTICATED' });
-      expect(res.body.errors![0].message).toContain('store_pin_code');
+      expect(res.body.errors![0].message).toBe('Missing credential header: store_pin_code (or Store-Pin-Code)');
+      expect(res.body.errors![0].extensions).toMatchObject({ headers: ['store_pin_code'] });
       expect(stack.sandbox.requests).toHaveLength(0);
     });
   });

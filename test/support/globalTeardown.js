@@ -12,8 +12,8 @@ module.exports = async () => {
   rmSync(dirname(file), { recursive: true, force: true });
   // Credential values of both sandbox venues, read from the source so this file needs no TypeScript.
   const source = readFileSync(require.resolve('../../' + SECRETS_FILE_HINT), 'utf8');
-  // Tokens and keys (`'sandbox-…'`), and the 4-digit store PINs (`STORE_PIN_CODE: '4821'`).
-  const secrets = [...source.matchAll(/'((?:sandbox|Bearer sandbox)-[^']+)'|STORE_PIN_CODE: '(\d{4})'/g)].map((m) => m[1] ?? m[2]);
+  // Tokens and keys (`'sandbox-…'`), and the 4-digit store PINs (`'Store-Pin-Code': '4821'`).
+  const secrets = [...source.matchAll(/'((?:sandbox|Bearer sandbox)-[^']+)'|'Store-Pin-Code': '(\d{4})'/g)].map((m) => m[1] ?? m[2]);
   if (secrets.length < 10) throw new Error(`expected the sandbox credentials in ${SECRETS_FILE_HINT}, found ${secrets.length}`);
   const leaked = leakedSecrets(text, secrets);
   const lines = text.split('\n').filter(Boolean).length;

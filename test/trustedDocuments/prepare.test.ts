@@ -66,7 +66,7 @@ describe('prepareDocuments', () => {
 
   it('makes `npm start` exit 1 with the message', async () => {
     const path = writeManifest('start.json', [{ name: 'Broken', body: 'query Broken { nothing }' }]);
-    const gateway = spawnGateway('src/main.ts', { RESERVATION_BASE_URL: 'http://127.0.0.1:9', POS_BASE_URL: 'http://127.0.0.1:9', PORT: '0', TRUSTED_DOCUMENTS: path });
+    const gateway = spawnGateway('src/main.ts', { SINGLE_REPLICA: 'true', RESERVATION_BASE_URL: 'http://127.0.0.1:9', POS_BASE_URL: 'http://127.0.0.1:9', PORT: '0', TRUSTED_DOCUMENTS: path });
     expect(await gateway.exited).toBe(1);
     expect(gateway.stderr()).toMatch(/operation Broken .* does not validate/);
   });

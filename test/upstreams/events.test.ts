@@ -10,7 +10,7 @@ describe('combineEvents', () => {
     );
     combined.onCircuitStateChange?.('pos', 'open');
     combined.onRetry?.('pos', 1, 0, new UpstreamError('pos', 'timeout'));
-    combined.onCall?.({ service: 'pos', method: 'GET', route: '/x', durationMs: 1 });
+    combined.onCall?.({ service: 'pos', method: 'GET', route: '/x', durationMs: 1, source: 'upstream' });
     expect(calls).toEqual(['log pos', 'gauge pos', 'retry', 'call']);
   });
 });

@@ -302,7 +302,7 @@ describe('UpstreamResilience', () => {
 
     it('does not open on failures in a row under the default settings', async () => {
       const upstream = await faulty('status500');
-      const config = loadConfig({ RESERVATION_BASE_URL: upstream.url, POS_BASE_URL: upstream.url });
+      const config = loadConfig({ NODE_ENV: 'test', RESERVATION_BASE_URL: upstream.url, POS_BASE_URL: upstream.url });
       const http = transport(upstream.url, { ...config.pos.resilience, retry: { ...config.pos.resilience.retry, maxRetries: 0 } });
       for (let i = 0; i < 20; i++) await settle(http.call(getCheck()));
       expect(http.resilience?.circuitState).toBe('closed');
@@ -379,7 +379,7 @@ describe('UpstreamResilience', () => {
   });
 
   describe('configuration', () => {
-    const env = { RESERVATION_BASE_URL: 'http://127.0.0.1:1', POS_BASE_URL: 'http://127.0.0.1:2' };
+    const env = { NODE_ENV: 'test', RESERVATION_BASE_URL: 'http://127.0.0.1:1', POS_BASE_URL: 'http://127.0.0.1:2' };
 
     it('builds the policies from the default settings', () => {
       const config = loadConfig(env);

@@ -77,7 +77,7 @@ describe('explorerRoute', () => {
   describe('in production', () => {
     let stack: Stack;
     beforeAll(async () => {
-      stack = await startStack({ env: { NODE_ENV: 'production' } });
+      stack = await startStack({ env: { NODE_ENV: 'production', SINGLE_REPLICA: 'true' } });
     });
     afterAll(() => stack.close());
 

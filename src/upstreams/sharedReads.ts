@@ -1,0 +1,247 @@
+import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { deadlineError } from './deadlineError';
+import type { ServiceName } from './serviceName';
+import type { Answer } from './transport';
+
+/** Where a request's upstream read came from: its own call, another request's call in flight, or a kept answer. */
+export type ReadSource = 'upstream' | 'joined' | 'cache';
+
+/** One upstream GET as the shared reads key it: never a raw credential, only the hash of those sent. */
+export interface ReadKey {
+  service: ServiceName;
+  /** The route template, for the metric. */
+  route: string;
+  /** The path with its query string, as the transport sends it. */
+  target: string;
+  /** credentialHash() of the credential headers forwarded to the service on this call. */
+  credentialHash: string;
+}
+
+/** What one request asks of a shared read besides the key. */
+export interface ReadOptions {
+  /** The request's own signal: when it aborts, this request stops waiting (others go on). */
+  signal?: AbortSignal;
+  /** Oldest kept answer the request accepts, in ms (its `Cache-Control: max-age`, capped); 0: none. */
+  maxAgeMs: number;
+}
+
+/**
+ * Where a read's answer comes from, known at once, and the answer: a 2xx, or the shared call's UpstreamError, or this
+ * request's deadline error. `ageMs` for a kept answer.
+ */
+export interface SharedRead {
+  source: ReadSource;
+  ageMs?: number;
+  answer: Promise<Answer>;
+}
+
+export interface SharedReadsOptions {
+  /** The longest `max-age` honoured, in seconds (UPSTREAM_CACHE_MAX_AGE_SECONDS); 0 keeps no answers. */
+  maxAgeSeconds: number;
+  /** Bytes of kept answers, least recently used out first (UPSTREAM_CACHE_MAX_MB). */
+  maxBytes: number;
+  /** The clock of the kept answers' ages, ms. Default Date.now; tests inject their own. */
+  now?: () => number;
+  /** Each read, by source: the `tablegraph_upstream_reads_total` metric. */
+  onRead?: (key: ReadKey, source: ReadSource) => void;
+  /** Each mark made on this process (a write through it), to tell the other replicas (./readMarks.ts). */
+  onMark?: (scope: string) => void;
+}
+
+/** A read in flight: the one upstream call every request with its key waits for. */
+interface InFlight {
+  readonly answer: Promise<Answer>;
+  readonly scope: string;
+  readonly controller: AbortController;
+  /** Requests still waiting for it; when none is left before it settles, the call is aborted. */
+  waiters: number;
+  /** A write of its scope finished while it was in flight: later requests do not join it, and its answer is not kept. */
+  stale: boolean;
+  settled: boolean;
+}
+
+/** A kept 2xx answer: status and text only (each request reads the text itself), and when it was read. */
+interface Kept {
+  status: number;
+  text: string;
+  /** When the read that produced it started (not ended): its age never understates how old the data is. */
+  readAt: number;
+  scope: string;
+}
+
+/** Per-entry bytes besides the text (key, object, index), so a flood of tiny answers is bounded too. */
+const ENTRY_OVERHEAD_BYTES = 256;
+
+/**
+ * One gateway process's shared upstream reads (CONTRACT.md, "Shared upstream reads"), below the loaders and above
+ * the resilience policies: a GET whose key is in flight is joined instead of sent again (its failure shared too),
+ * and a request that accepts `max-age` may be answered from a 2xx read at most that old. Everything is keyed by the
+ * hash of the credentials sent, so no request ever gets an answer read with other credentials.
+ *
+ * Writes mark their scope (service + credential hash): kept answers of the scope are dropped and reads in flight
+ * are no longer joined nor kept, so a read that started before a write finished never serves a later request.
+ *
+ * The store is lru-cache, bounded in bytes. undici 7's MemoryCacheStore was the first candidate and does not fit: it
+ * evicts half of every key's entries at once rather than the least recently used, a `get` does not refresh
+ * recency, it can only delete every variant of a path (all credentials at once), and its freshness comes from the
+ * upstream's headers, which these upstreams never send.
+ */
+export class SharedReads {
+  private readonly inFlight = new Map<string, InFlight>();
+  private readonly kept: LRUCache<string, Kept> | undefined;
+  /** The keys of the kept answers of each scope, so a mark drops them without a scan. */
+  private readonly keptByScope = new Map<string, Set<string>>();
+  private readonly now: () => number;
+  /** Names this process on the marks it publishes, so it does not apply its own twice. */
+  readonly instanceId = randomUUID();
+
+  constructor(private readonly options: SharedReadsOptions) {
+    this.now = options.now ?? Date.now;
+    if (options.maxAgeSeconds > 0 && options.maxBytes > 0) {
+      this.kept = new LRUCache<string, Kept>({
+        maxSize: options.maxBytes,
+        sizeCalculation: (kept, key) => Buffer.byteLength(kept.text) + key.length + ENTRY_OVERHEAD_BYTES,
+        // Nothing older than the cap can be asked for: its lifetime is the cap, on the same clock as the ages.
+        ttl: options.maxAgeSeconds * 1000,
+        perf: { now: () => this.now() },
+        dispose: (kept, key) => this.unindex(kept.scope, key),
+      });
+    }
+  }
+
+  /** The longest `max-age` a request may use, ms: 0 when nothing is kept. */
+  get maxAgeMs(): number {
+    return this.kept ? this.options.maxAgeSeconds * 1000 : 0;
+  }
+
+  /**
+   * The answer of `key`: kept (when `maxAgeMs` allows one), joined (a read in flight), or from `fetch`, which is
+   * called with the shared call's signal and resolves only with a 2xx answer (it rejects with the UpstreamError).
+   *
+   * Deadlines: each request waits for a shared call only until its own signal aborts; it then fails alone with its
+   * deadline error. The shared call is aborted only when no request waits for it any more, so one request's
+   * deadline never fails the others. The call's own retries are bounded by the deadline of the request that started
+   * it (`fetch` closes over it): the earliest of its waiters' when all share one time budget, so a retry is never
+   * started that no waiter could have wanted; a later joiner may so get the failure a retry past that deadline
+   * might have mended, and a request that needs more sends its own call once this one has settled.
+   */
+  read(key: ReadKey, fetch: (signal: AbortSignal) => Promise<Answer>, options: ReadOptions): SharedRead {
+    const id = entryKey(key);
+    const kept = this.keptAnswer(id, options.maxAgeMs);
+    if (kept) return this.counted(key, { source: 'cache', ageMs: kept.ageMs, answer: Promise.resolve(kept.answer) });
+    const joined = this.inFlight.get(id);
+    const entry = joined ?? this.start(id, scopeOf(key), fetch);
+    entry.waiters += 1;
+    const answer = waitFor(entry.answer, options.signal, () => deadlineError(key.service));
+    const leave = () => {
+      entry.waiters -= 1;
+      if (entry.waiters === 0 && !entry.settled) this.abandon(id, entry);
+    };
+    answer.then(leave, leave);
+    return this.counted(key, { source: joined ? 'joined' : 'upstream', answer });
+  }
+
+  /**
+   * A write of `service` with these credentials finished: what was read before it is not served to later requests.
+   * Marks made here are passed on (onMark); marks from other replicas come through `apply`.
+   */
+  mark(service: ServiceName, credentialHash: string): void {
+    const scope = `${service} ${credentialHash}`;
+    this.apply(scope);
+    this.options.onMark?.(scope);
+  }
+
+  /** Applies a mark (`<service> <credential hash>`), made here or on another replica. */
+  apply(scope: string): void {
+    for (const [id, entry] of this.inFlight) {
+      if (entry.scope !== scope) continue;
+      entry.stale = true;
+      this.inFlight.delete(id);
+    }
+    const keys = this.keptByScope.get(scope);
+    if (keys) for (const id of [...keys]) this.kept?.delete(id);
+  }
+
+  /** Drops the kept answer of `key` (its text turned out unreadable for a request). */
+  forget(key: ReadKey): void {
+    this.kept?.delete(entryKey(key));
+  }
+
+  /** Bytes of kept answers (what UPSTREAM_CACHE_MAX_MB bounds). */
+  get keptBytes(): number {
+    return this.kept?.calculatedSize ?? 0;
+  }
+  private start(id: string, scope: string, fetch: (signal: AbortSignal) => Promise<Answer>): InFlight {
+    const controller = new AbortController();
+    const readAt = this.now();
+    const entry: InFlight = { answer: fetch(controller.signal), scope, controller, waiters: 0, stale: false, settled: false };
+    this.inFlight.set(id, entry);
+    const settle = () => {
+      entry.settled = true;
+      if (this.inFlight.get(id) === entry) this.inFlight.delete(id);
+    };
+    entry.answer.then(
+      (answer) => {
+        settle();
+        if (!entry.stale && !entry.controller.signal.aborted) this.keep(id, scope, answer, readAt);
+      },
+      // Failures are shared with the requests waiting now, never kept: the next request calls again.
+      settle,
+    );
+    return entry;
+  }
+
+  /** No request waits any more: the call is cut, and a later request starts its own. */
+  private abandon(id: string, entry: InFlight): void {
+    if (this.inFlight.get(id) === entry) this.inFlight.delete(id);
+    entry.controller.abort();
+  }
+
+  private keep(id: string, scope: string, answer: Answer, readAt: number): void {
+    if (!this.kept) return;
+    this.kept.set(id, { status: answer.status, text: answer.text, readAt, scope });
+    // lru-cache refuses an entry larger than the whole store; only what it holds is indexed.
+    if (!this.kept.has(id)) return;
+    let keys = this.keptByScope.get(scope);
+    if (!keys) this.keptByScope.set(scope, (keys = new Set()));
+    keys.add(id);
+  }
+
+  private keptAnswer(id: string, maxAgeMs: number): { answer: Answer; ageMs: number } | undefined {
+    if (!this.kept || maxAgeMs <= 0) return undefined;
+    const kept = this.kept.get(id);
+    if (!kept) return undefined;
+    const ageMs = Math.max(0, this.now() - kept.readAt);
+    if (ageMs > maxAgeMs) return undefined;
+    return { answer: { status: kept.status, headers: {}, text: kept.text }, ageMs };
+  }
+
+  private unindex(scope: string, id: string): void {
+    const keys = this.keptByScope.get(scope);
+    if (!keys) return;
+    keys.delete(id);
+    if (keys.size === 0) this.keptByScope.delete(scope);
+  }
+
+  private counted(key: ReadKey, read: SharedRead): SharedRead {
+    this.options.onRead?.(key, read.source);
+    return read;
+  }
+}
+
+/** What a write marks (`<service> <credential hash>`), and a read's key within it. */
+const scopeOf = (key: ReadKey): string => `${key.service} ${key.credentialHash}`;
+const entryKey = (key: ReadKey): string => `${scopeOf(key)} GET ${key.target}`;
+
+/** `promise`, unless `signal` aborts first: then `onAbort()`'s error, leaving `promise` to others. */
+function waitFor<T>(promise: Promise<T>, signal: AbortSignal | undefined, onAbort: () => Error): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(onAbort());
+  let abort!: () => void;
+  const aborted = new Promise<never>((_, reject) => {
+    abort = () => reject(onAbort());
+    signal.addEventListener('abort', abort, { once: true });
+  });
+  return Promise.race([promise, aborted]).finally(() => signal.removeEventListener('abort', abort));
+}
