@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { createSampleState } from '../src/sandbox';
 import { ALL_FAULTS, startFaultProxy, type FaultProxy } from '../src/sandbox/faultProxy';
 import { MIX, learnTraffic, runLoad, type OperationKind, type Sample } from './faultLoad';
-import { startTarget, startUpstreamsProcess, stopProcess } from './processes';
+import { npmStartArgs, startTarget, startUpstreamsProcess, stopProcess } from './processes';
 import { benchNow } from './scenarios';
 import type { UpstreamPair } from './upstreams';
 
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   };
   const env: Record<string, string> = { NODE_ENV: 'production', SINGLE_REPLICA: 'true', RESERVATION_BASE_URL: proxies.reservation.url, POS_BASE_URL: proxies.pos.url, SHUTDOWN_DELAY_MS: '0' };
   if (process.env.BENCH_GATEWAY_NODE_OPTIONS) env.NODE_OPTIONS = process.env.BENCH_GATEWAY_NODE_OPTIONS;
-  const gateway = await startTarget('gateway', join(ROOT, 'dist/src/start.js'), env);
+  const gateway = await startTarget('gateway', npmStartArgs(ROOT), env);
   const circuit: Array<{ at: number; service: string; state: string }> = [];
   let loadStarted = 0;
   let pending = '';

@@ -1,13 +1,14 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** A server under test, in a process of its own (with WORKERS > 1, a primary and its workers). */
+/** A server under test, in a process of its own. */
 export interface Target {
   name: 'gateway' | 'baseline';
-  /** How the report names it: `gateway`, `gateway ×2`, `baseline`. */
+  /** What the report calls it: its name, or a variant (S4's sides). */
   label: string;
   url: string;
   process: ChildProcess;
@@ -26,42 +27,35 @@ export function freePort(): Promise<number> {
   });
 }
 
-/**
- * Starts `node entry` with `env` on a free port and waits until GET /readyz answers 200 (polled every 2 ms) and,
- * with `workers` > 1, until that many workers have logged `gateway ready` (each worker has its own readiness).
- */
-export async function startTarget(name: Target['name'], entry: string, env: Record<string, string>, options: { label?: string; workers?: number } = {}): Promise<Target> {
+/** node's arguments in `npm start` (its flags and the built entry, made absolute), so the gateway runs as production runs it. */
+export function npmStartArgs(root: string): string[] {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const [node, ...args] = pkg.scripts.start.split(/\s+/);
+  if (node !== 'node') throw new Error(`npm start runs ${node}, not node: ${pkg.scripts.start}`);
+  return args.map((arg) => (arg.startsWith('-') ? arg : join(root, arg)));
+}
+
+/** Starts `node ...args` with `env` on a free port and waits until GET /readyz answers 200 (polled every 2 ms). */
+export async function startTarget(name: Target['name'], args: readonly string[], env: Record<string, string>, label: string = name): Promise<Target> {
   const port = await freePort();
   const started = performance.now();
   // BENCH_CPU_PROF=<dir>: each process writes a V8 CPU profile there when it exits (see bench/cpuprofile.ts).
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [];
-  const child = spawn(process.execPath, [...profile, entry], {
+  const child = spawn(process.execPath, [...profile, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port), HOST: '127.0.0.1' },
     // Standard output is a pipe the harness drains, as a log collector would: synchronous log writes cost what
     // they cost in production (to /dev/null they would be nearly free).
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  // Counts the workers' `gateway ready` lines until the target is ready; then standard output is only drained.
-  const READY = '"msg":"gateway ready"';
-  let readyWorkers = 0;
-  let carry = '';
-  const countReady = (chunk: Buffer) => {
-    const text = carry + chunk.toString('utf8');
-    readyWorkers += text.split(READY).length - 1;
-    carry = text.slice(-(READY.length - 1));
-  };
-  child.stdout?.on('data', countReady);
-  const workers = options.workers ?? 1;
+  child.stdout?.resume();
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const url = `http://127.0.0.1:${port}`;
   const until = started + 15_000;
   while (performance.now() < until) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} before it was ready:\n${stderr}`);
-    if ((workers === 1 || readyWorkers >= workers) && (await statusOf(`${url}/readyz`)) === 200) {
-      child.stdout?.off('data', countReady);
-      child.stdout?.resume();
-      return { name, label: options.label ?? name, url, process: child, readyMs: performance.now() - started };
+    if ((await statusOf(`${url}/readyz`)) === 200) {
+      return { name, label, url, process: child, readyMs: performance.now() - started };
     }
     await sleep(2);
   }
@@ -80,8 +74,8 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
 }
 
 /**
- * The peak resident set (VmHWM) of a live process in MiB, summed with its descendants' (a WORKERS > 1 primary and
- * its workers: the sum of each one's peak, which is at least the peak of their sum); undefined off Linux.
+ * The peak resident set (VmHWM) of a live process in MiB, summed with its descendants' (the sum of each one's peak,
+ * which is at least the peak of their sum); undefined off Linux.
  */
 export function peakRssMiB(pid: number | undefined): number | undefined {
   let total: number | undefined;

@@ -7,7 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Pool } from 'undici';
 import { createSampleState } from '../src/sandbox';
 import { benchManifest, type ScenarioName } from './operations';
-import { cpuTimeMs, peakRssMiB, startTarget, startUpstreamsProcess, stopProcess, type Target } from './processes';
+import { cpuTimeMs, npmStartArgs, peakRssMiB, startTarget, startUpstreamsProcess, stopProcess, type Target } from './processes';
 import { benchNow, scenarioRequest, type ScenarioRequest } from './scenarios';
 import { CONTROL_PATH, type CallCounts, type UpstreamPair } from './upstreams';
 import { runVenueScreens, venueScreensRequests, type VenueScreensSide } from './venueScreens';
@@ -29,28 +29,15 @@ const settings = {
   scenarios: (process.env.BENCH_SCENARIOS ?? 'S1,S1id,S2,S3,S4').split(',').map((s) => s.trim()),
   /** S4 runs on a clock (each screen every 2 s), not at a fixed concurrency: its own duration per side. */
   s4DurationS: envNumber('BENCH_S4_DURATION_S', 20),
-  /** Gateways of more than one worker (WORKERS) measured beside the single process in WORKER_SCENARIOS; `` for none. */
-  workers: (process.env.BENCH_WORKERS ?? '2')
-    .split(',')
-    .filter((w) => w.trim() !== '')
-    .map((w) => {
-      const n = Number(w);
-      if (!Number.isInteger(n) || n < 2) throw new Error('BENCH_WORKERS must list worker counts of 2 or more, e.g. 2 or 2,4');
-      return n;
-    }),
 };
-
-/** The scenarios where the WORKERS > 1 gateways are measured too. */
-const WORKER_SCENARIOS: ScenarioName[] = ['S1'];
 
 const ROOT = resolve(__dirname, '..', '..');
-const ENTRIES = {
-  // What `npm start` runs: the bundle and its compile cache. BENCH_UNBUNDLED=1 runs the modules one by one (CPU
-  // profiles then name each module; in the bundle every function is in dist/gateway.js).
-  gateway: join(ROOT, process.env.BENCH_UNBUNDLED === '1' ? 'dist/src/main.js' : 'dist/src/start.js'),
-  baseline: join(__dirname, 'baselineMain.js'),
-  upstreams: join(__dirname, 'upstreamsMain.js'),
+const ARGS = {
+  // What `npm start` runs, with its node flags.
+  gateway: npmStartArgs(ROOT),
+  baseline: [join(__dirname, 'baselineMain.js')],
 };
+const UPSTREAMS = join(__dirname, 'upstreamsMain.js');
 /** The trusted documents the gateway loads (S1id's document), written at the start of a run. */
 const TRUSTED_MANIFEST = join(__dirname, 'trusted-documents.json');
 
@@ -70,7 +57,7 @@ interface Load {
 interface Side {
   rounds: Load[];
   rps: number;
-  /** CPU time of the process (with WORKERS > 1: the primary and its workers) per query under load, median of the rounds. */
+  /** CPU time of the process per query under load, median of the rounds. */
   cpuMsPerQuery: number;
   p50: number;
   p99: number;
@@ -85,8 +72,6 @@ interface ScenarioResult {
   title: string;
   gateway: Side;
   baseline: Side;
-  /** The gateway with WORKERS > 1 (BENCH_WORKERS), in WORKER_SCENARIOS; peak RSS is the primary's and workers' summed. */
-  gatewayWorkers?: Array<{ workers: number; side: Side }>;
 }
 
 async function main(): Promise<void> {
@@ -95,7 +80,7 @@ async function main(): Promise<void> {
   writeFileSync(TRUSTED_MANIFEST, benchManifest());
   log(`Tablegraph benchmark: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);
   log(`settings: ${JSON.stringify(settings)}`);
-  const upstreams = await startUpstreamsProcess<{ fast: UpstreamPair; slow: UpstreamPair }>(ENTRIES.upstreams, [now.toISOString()]);
+  const upstreams = await startUpstreamsProcess<{ fast: UpstreamPair; slow: UpstreamPair }>(UPSTREAMS, [now.toISOString()]);
   const control = new Pool(upstreams.addresses.fast.posUrl);
   try {
     const chosen = SCENARIOS.filter((s) => settings.scenarios.includes(s.name));
@@ -120,8 +105,8 @@ async function main(): Promise<void> {
 }
 
 /**
- * The gateway as production runs it (`node dist/src/start.js`, so with the heap policy `npm start` applies);
- * BENCH_GATEWAY_NODE_OPTIONS passes V8 or Node flags to it (experiments).
+ * The gateway's environment as production sets it; BENCH_GATEWAY_NODE_OPTIONS passes the Node flags NODE_OPTIONS
+ * allows to it (experiments).
  */
 function gatewayEnv(pair: UpstreamPair): Record<string, string> {
   // Trusted documents in the default mode (log), as a production gateway serving apps by id runs.
@@ -130,8 +115,6 @@ function gatewayEnv(pair: UpstreamPair): Record<string, string> {
   // SERVER_MAX_REQUESTS_PER_SOCKET requests), and Node answers those 503; a real client opens a new connection.
   env.SERVER_MAX_REQUESTS_PER_SOCKET = '0';
   if (process.env.BENCH_GATEWAY_NODE_OPTIONS) env.NODE_OPTIONS = process.env.BENCH_GATEWAY_NODE_OPTIONS;
-  // The price of the memory policy: BENCH_HEAP_GROWING_PERCENT=0 runs the gateway with V8's own heap growth.
-  if (process.env.BENCH_HEAP_GROWING_PERCENT) env.HEAP_GROWING_PERCENT = process.env.BENCH_HEAP_GROWING_PERCENT;
   // What the compiled path buys: BENCH_COMPILED_PATH=false runs every request through Apollo.
   if (process.env.BENCH_COMPILED_PATH) env.COMPILED_PATH = process.env.BENCH_COMPILED_PATH;
   return env;
@@ -147,7 +130,7 @@ async function measureStarts(pair: UpstreamPair): Promise<{ gatewayMs: number; b
   const baseline: number[] = [];
   for (let i = 0; i < settings.starts; i++) {
     for (const name of i % 2 === 0 ? (['gateway', 'baseline'] as const) : (['baseline', 'gateway'] as const)) {
-      const target = await startTarget(name, ENTRIES[name], name === 'gateway' ? gatewayEnv(pair) : baselineEnv(pair));
+      const target = await startTarget(name, ARGS[name], name === 'gateway' ? gatewayEnv(pair) : baselineEnv(pair));
       (name === 'gateway' ? gateway : baseline).push(target.readyMs);
       await stopProcess(target.process);
     }
@@ -159,29 +142,25 @@ async function measureStarts(pair: UpstreamPair): Promise<{ gatewayMs: number; b
 
 async function runScenario(scenario: (typeof SCENARIOS)[number], request: ScenarioRequest, pair: UpstreamPair, control: Pool): Promise<ScenarioResult> {
   log(`\n${scenario.name}: ${scenario.title}`);
-  const targets = [await startTarget('gateway', ENTRIES.gateway, gatewayEnv(pair)), await startTarget('baseline', ENTRIES.baseline, baselineEnv(pair))];
-  const workerCounts = WORKER_SCENARIOS.includes(scenario.name) ? settings.workers : [];
+  const targets = [await startTarget('gateway', ARGS.gateway, gatewayEnv(pair)), await startTarget('baseline', ARGS.baseline, baselineEnv(pair))];
   try {
-    for (const workers of workerCounts) {
-      targets.splice(1, 0, await startTarget('gateway', ENTRIES.gateway, { ...gatewayEnv(pair), WORKERS: String(workers) }, { label: `gateway ×${workers}`, workers }));
-    }
-    const [gateway, baseline] = [targets[0], targets.at(-1)!];
+    const [gateway, baseline] = targets;
     const expected = { gateway: await answer(gateway, request), baseline: await answer(baseline, request) };
     const gatewayJson = JSON.parse(expected.gateway) as { errors?: unknown };
     if (gatewayJson.errors) throw new Error(`the gateway answered ${scenario.name} with errors: ${expected.gateway.slice(0, 500)}`);
     if (!isDeepStrictEqual(gatewayJson, JSON.parse(expected.baseline))) throw new Error(`the baseline's answer to ${scenario.name} differs from the gateway's`);
     log(`  same JSON from both (${expected.gateway.length} bytes)`);
 
-    const sides = new Map<string, Side>();
+    const sides = new Map<Target['name'], Side>();
     // Warm first (V8 optimises the hot code, pools open their connections), then the unloaded latency.
     for (const target of targets) {
       if (settings.warmupS > 0) await load(target, request, settings.warmupS, expected[target.name]);
       await settledCalls(control);
       const probe = await sequential(target, request, control);
-      sides.set(target.label, { rounds: [], rps: 0, cpuMsPerQuery: 0, p50: 0, p99: 0, peakRssMiB: undefined, callsPerQueryUnderLoad: 0, ...probe });
+      sides.set(target.name, { rounds: [], rps: 0, cpuMsPerQuery: 0, p50: 0, p99: 0, peakRssMiB: undefined, callsPerQueryUnderLoad: 0, ...probe });
     }
-    const callsUnderLoad = new Map<string, number[]>(targets.map((t) => [t.label, []]));
-    const cpuUnderLoad = new Map<string, number[]>(targets.map((t) => [t.label, []]));
+    const callsUnderLoad = new Map<Target['name'], number[]>(targets.map((t) => [t.name, []]));
+    const cpuUnderLoad = new Map<Target['name'], number[]>(targets.map((t) => [t.name, []]));
     for (let round = 0; round < settings.rounds; round++) {
       for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
         await resetCalls(control);
@@ -190,24 +169,23 @@ async function runScenario(scenario: (typeof SCENARIOS)[number], request: Scenar
         const calls = await settledCalls(control);
         const cpuMs = (cpuTimeMs(target.process.pid) ?? NaN) - (cpuBefore ?? NaN);
         const queries = Math.max(1, result.requests.sent);
-        callsUnderLoad.get(target.label)!.push((calls.reservation + calls.pos) / queries);
-        cpuUnderLoad.get(target.label)!.push(cpuMs / queries);
-        const side = sides.get(target.label)!;
+        callsUnderLoad.get(target.name)!.push((calls.reservation + calls.pos) / queries);
+        cpuUnderLoad.get(target.name)!.push(cpuMs / queries);
+        const side = sides.get(target.name)!;
         side.rounds.push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 });
-        log(`  round ${round + 1}/${settings.rounds} ${target.label.padEnd(10)} ${fmt(result.requests.average, 0).padStart(7)} req/s  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  CPU ${fmt(cpuMs / queries, 3)} ms/query`);
+        log(`  round ${round + 1}/${settings.rounds} ${target.name.padEnd(10)} ${fmt(result.requests.average, 0).padStart(7)} req/s  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  CPU ${fmt(cpuMs / queries, 3)} ms/query`);
       }
     }
     for (const target of targets) {
-      const side = sides.get(target.label)!;
+      const side = sides.get(target.name)!;
       side.rps = median(side.rounds.map((r) => r.rps));
-      side.cpuMsPerQuery = median(cpuUnderLoad.get(target.label)!);
+      side.cpuMsPerQuery = median(cpuUnderLoad.get(target.name)!);
       side.p50 = median(side.rounds.map((r) => r.p50));
       side.p99 = median(side.rounds.map((r) => r.p99));
       side.peakRssMiB = peakRssMiB(target.process.pid);
-      side.callsPerQueryUnderLoad = median(callsUnderLoad.get(target.label)!);
+      side.callsPerQueryUnderLoad = median(callsUnderLoad.get(target.name)!);
     }
-    const gatewayWorkers = workerCounts.map((workers) => ({ workers, side: sides.get(`gateway ×${workers}`)! }));
-    return { name: scenario.name, title: scenario.title, gateway: sides.get(gateway.label)!, baseline: sides.get(baseline.label)!, ...(gatewayWorkers.length ? { gatewayWorkers } : {}) };
+    return { name: scenario.name, title: scenario.title, gateway: sides.get(gateway.name)!, baseline: sides.get(baseline.name)! };
   } finally {
     await Promise.all(targets.map((t) => stopProcess(t.process)));
   }
@@ -229,7 +207,7 @@ async function runS4(state: ReturnType<typeof createSampleState>, pair: Upstream
   ];
   const results: VenueScreensSide[] = [];
   for (const side of sides) {
-    const target = await startTarget(side.name, ENTRIES[side.name], side.env, { label: side.label });
+    const target = await startTarget(side.name, ARGS[side.name], side.env, side.label);
     try {
       // A short warm-up of both request kinds, so the first screens do not pay for V8's first compilations.
       for (let i = 0; i < 20; i++) await Promise.all([answer(target, requests.screen), answer(target, requests.other)]);
@@ -265,7 +243,7 @@ function reportS4(sides: VenueScreensSide[]): void {
  */
 async function measureFloor(pair: UpstreamPair): Promise<{ rps: number; p50: number }> {
   log('\nS0: { __typename }, the gateway alone (no upstream call, no field)');
-  const gateway = await startTarget('gateway', ENTRIES.gateway, gatewayEnv(pair));
+  const gateway = await startTarget('gateway', ARGS.gateway, gatewayEnv(pair));
   try {
     const request: ScenarioRequest = { method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) };
     const expected = await answer(gateway, request);
@@ -351,7 +329,7 @@ async function readCalls(control: Pool): Promise<CallCounts> {
 function report(results: ScenarioResult[], ready: { gatewayMs: number; baselineMs: number }, floor: { rps: number; p50: number }): void {
   const rows: string[][] = [['scenario', 'side', 'req/s', 'CPU ms/query', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'calls/query', 'unloaded p50 ms', 'gateway/baseline']];
   for (const r of results) {
-    const sides: Array<[string, Side]> = [['gateway', r.gateway], ...(r.gatewayWorkers ?? []).map((w): [string, Side] => [`gateway ×${w.workers}`, w.side]), ['baseline', r.baseline]];
+    const sides: Array<[string, Side]> = [['gateway', r.gateway], ['baseline', r.baseline]];
     for (const [label, s] of sides) {
       rows.push([
         label === 'gateway' ? r.name : '',

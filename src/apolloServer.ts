@@ -52,8 +52,8 @@ export function createExecution(options: ApolloServerOptions): Execution {
   const { limits } = config;
   const documentRules = documentLimits({ limits, blockFieldSuggestion: production });
   const schema = buildExecutableSchema(loadTypeDefs(), resolvers, RECORD_TYPES);
-  // Parsed and validated documents, by query text. Apollo's default budget (30 MiB by its estimate) lets ~100 MB of
-  // syntax trees pile up when clients send ever-new documents; a miss only costs a parse and a validation.
+  // Parsed and validated documents, by query text, within their own budget: Apollo's default lets syntax trees pile
+  // up when clients send ever-new documents; a miss only costs a parse and a validation.
   const recent = new InMemoryLRUCache<DocumentNode>({ maxSize: config.execution.documentCacheMaxBytes, sizeCalculation: (document) => InMemoryLRUCache.sizeCalculation(document) });
   // The same rules for every request and, once at start, for the trusted documents.
   const validationRules = [...documentRules.validationRules, ...(config.introspection ? [] : [introspectionOff])];
@@ -79,7 +79,7 @@ export function createExecution(options: ApolloServerOptions): Execution {
     formatError: createFormatError(logger),
     plugins: [
       // No cache hints in this schema and no HTTP caching of answers carrying credentials; the default cache-control
-      // plugin would still wrap every field's resolver (docs/performance.md).
+      // plugin would still wrap every field's resolver.
       ApolloServerPluginCacheControlDisabled(),
       ...documentRules.plugins,
       costLimitPlugin({ maxUpstreamCalls: limits.maxUpstreamCalls, maxCost: limits.maxCost }, options.clientCost),

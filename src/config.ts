@@ -46,10 +46,6 @@ export type Config = Readonly<{
   trustedDocuments: Readonly<{ mode: 'off' | 'log' | 'enforce'; paths: readonly string[] }>;
   /** Idempotent mutations (src/idempotency/): how long outcomes are kept, their size, and what the store's absence means. */
   idempotency: Readonly<{ ttlSeconds: number; maxResponseBytes: number; failOpen: boolean; required: readonly string[]; memoryMaxBytes: number }>;
-  /** Gateway processes on the one port (src/process/cluster.ts); 1 runs the gateway in this process alone. */
-  workers: number;
-  /** Old-space growth between full collections where V8 would allow 4× (src/process/heap.ts); 0: V8's own. */
-  heapGrowingPercent: number;
   /** Shared upstream reads (src/upstreams/sharedReads.ts): the longest `max-age` honoured (0: nothing kept) and the bytes kept. */
   upstreamCache: Readonly<{ maxAgeSeconds: number; maxBytes: number }>;
 }>;
@@ -121,11 +117,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     warnings: [
       ...(e.BREAKER_WINDOW_SIZE === undefined ? [] : ['BREAKER_WINDOW_SIZE has no effect any more: the failure ratio is measured over a time window, BREAKER_WINDOW_MS']),
-      // Workers share nothing but Redis: without it, a client's retry that lands on another worker meets none of
-      // the first attempt's idempotency record, and each worker keeps its own client budgets.
-      ...(e.WORKERS > 1 && e.REDIS_URL === undefined
-        ? ['WORKERS above 1 without REDIS_URL: each worker keeps its own idempotency records and client budgets, so a retried mutation may run twice; set REDIS_URL']
-        : []),
     ],
     trustedDocuments: { mode: e.TRUSTED_DOCUMENTS_MODE, paths: manifestPaths(e.TRUSTED_DOCUMENTS) },
     idempotency: {
@@ -135,8 +126,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       required: namesOf(e.IDEMPOTENCY_REQUIRED),
       memoryMaxBytes: e.IDEMPOTENCY_MEMORY_MAX_BYTES,
     },
-    workers: e.WORKERS,
-    heapGrowingPercent: e.HEAP_GROWING_PERCENT,
     upstreamCache: { maxAgeSeconds: e.UPSTREAM_CACHE_MAX_AGE_SECONDS, maxBytes: e.UPSTREAM_CACHE_MAX_MB * 1024 * 1024 },
   });
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ServiceName } from './upstreams/serviceName';
+import type { ServiceName } from './errors/UpstreamError';
 
 /**
  * The client headers each upstream owns (CONTRACT.md, "Credentials"): a header is forwarded only to its own

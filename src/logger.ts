@@ -31,8 +31,7 @@ const HEADER_PARENTS = [
 
 /**
  * Paths whose values never reach a log line: the secret headers, wherever headers are logged. Spelled out rather
- * than `*.headers`: a wildcard path makes pino's redaction walk every line's keys, ten times the cost of the
- * whole line for a request line (`npm run bench:micro` times both), on every request.
+ * than `*.headers`: a wildcard path makes pino's redaction walk every key of every line, on every request.
  */
 export const REDACT_PATHS: string[] = SECRET_HEADERS.flatMap((h) => HEADER_PARENTS.map((parent) => `${parent}headers["${h}"]`));
 
@@ -42,14 +41,12 @@ export interface LoggerOptions {
   pretty?: boolean;
   /** Where JSON lines go; standard output by default (tests capture them here). */
   destination?: pino.DestinationStream;
-  /** Fields on every line besides `service` (with WORKERS > 1: `pid`, to tell the processes' lines apart). */
-  fields?: Record<string, unknown>;
 }
 
 export function createLogger(options: LoggerOptions): Logger {
   const settings: pino.LoggerOptions = {
     level: options.level,
-    base: { service: 'tablegraph', ...options.fields },
+    base: { service: 'tablegraph' },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     // Inside a traced request, every line carries its trace and span ids, to jump from a log line to its trace.
     mixin: activeTraceIds,
@@ -57,9 +54,8 @@ export function createLogger(options: LoggerOptions): Logger {
   };
   if (options.destination) return pino(settings, options.destination);
   if (options.pretty) return pino(settings);
-  // Synchronous writes to standard output. pino's default is asynchronous: measured at most ~4% faster under load,
-  // but at exit a line still being written could land after the final flush (a drained request's line after
-  // `stopped`), and a crash loses what was buffered.
+  // Synchronous writes to standard output, not pino's asynchronous default: at exit a line still being written could
+  // land after the final flush (a drained request's line after `stopped`), and a crash would lose what was buffered.
   return pino(settings, pino.destination({ dest: 1, sync: true }));
 }
 

@@ -90,7 +90,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     logger,
     metrics,
     context,
-    // Compiled operations (trusted documents, repeated texts) skip Apollo's per-request work: issue 14, docs/performance.md.
+    // Compiled operations (trusted documents, repeated texts) skip Apollo's per-request work.
     compiled: execution.compiled
       ? compiledPath({
           operations: execution.compiled,

@@ -1,5 +1,4 @@
 import { ConfigError, ConfigSchema, loadConfig } from '../src/config';
-import { availableCores } from '../src/process/cores';
 import { readmeSection, tableRows, unquote } from './support/readme';
 import { thrownBy } from './support/failures';
 import { spawnGateway } from './support/gatewayProcess';
@@ -58,17 +57,6 @@ describe('config', () => {
     expect(config).toMatchObject({ shutdownDelayMs: 0, drainTimeoutMs: 2500, tracing: { endpoint: 'http://collector:4318', serviceName: 'tablegraph-eu' } });
   });
 
-  it('runs one gateway process unless WORKERS says more, and resolves auto to the cores this container may use', () => {
-    expect(loadConfig(REQUIRED).workers).toBe(1);
-    expect(loadConfig({ ...REQUIRED, WORKERS: '3' }).workers).toBe(3);
-    const auto = loadConfig({ ...REQUIRED, WORKERS: 'auto' }).workers;
-    expect(Number.isInteger(auto) && auto >= 1).toBe(true);
-    expect(auto).toBe(availableCores());
-    for (const bad of ['0', '-1', '1.5', 'two', '1000']) {
-      expect(thrownBy(ConfigError, () => loadConfig({ ...REQUIRED, WORKERS: bad })).problems).toEqual(['WORKERS: must be auto or a whole number of processes from 1 to 999']);
-    }
-  });
-
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ ...REQUIRED, PORT: '', OTEL_EXPORTER_OTLP_ENDPOINT: '' })).toMatchObject({ port: 4000, tracing: { endpoint: undefined } });
   });
@@ -109,12 +97,6 @@ describe('config', () => {
 
   it('accepts the retired BREAKER_WINDOW_SIZE with a warning that names its replacement', () => {
     expect(loadConfig({ ...REQUIRED, BREAKER_WINDOW_SIZE: '20' }).warnings).toEqual([expect.stringMatching(/^BREAKER_WINDOW_SIZE has no effect.*BREAKER_WINDOW_MS$/)]);
-  });
-
-  it('warns that workers without Redis keep their own idempotency records and budgets', () => {
-    expect(loadConfig({ ...REQUIRED, WORKERS: '2' }).warnings).toEqual([expect.stringMatching(/^WORKERS above 1 without REDIS_URL: .*set REDIS_URL$/)]);
-    expect(loadConfig({ ...REQUIRED, WORKERS: '2', REDIS_URL: 'redis://127.0.0.1:6379' }).warnings).toEqual([]);
-    expect(loadConfig({ ...REQUIRED, WORKERS: '1' }).warnings).toEqual([]);
   });
 
   describe('shared state (CONTRACT.md, Process)', () => {
@@ -165,10 +147,10 @@ describe('config', () => {
     });
 
     it('names invalid values too, in the same message', async () => {
-      const gateway = spawnGateway('src/main.ts', { ...REQUIRED, PORT: '70000', DRAIN_TIMEOUT_MS: 'soon', WORKERS: 'all' });
+      const gateway = spawnGateway('src/main.ts', { ...REQUIRED, PORT: '70000', DRAIN_TIMEOUT_MS: 'soon', TRUSTED_DOCUMENTS_MODE: 'all' });
       expect(await gateway.exited).toBe(1);
       expect(gateway.stderr()).toContain('PORT: Too big');
-      expect(gateway.stderr()).toContain('WORKERS: must be auto or a whole number of processes from 1 to 999');
+      expect(gateway.stderr()).toContain('TRUSTED_DOCUMENTS_MODE: Invalid option');
       expect(gateway.stderr()).toContain('DRAIN_TIMEOUT_MS: must be a number');
       expect(gateway.stderr()).not.toContain('RESERVATION_BASE_URL');
     });

@@ -28,7 +28,7 @@ export function createClientPolicies(config: Config, deps: { metrics: GatewayMet
     throw new Error(`CLIENTS_FILE: ${bound.join(', ')} may only send trusted documents, but TRUSTED_DOCUMENTS_MODE is off`);
   }
   const metrics = new ClientMetrics(deps.metrics.registry);
-  const budgets = new ClientBudgets({ clients: directory.all, redis: deps.redis, localShareOf: config.clients.localShareOf * config.workers });
+  const budgets = new ClientBudgets({ clients: directory.all, redis: deps.redis, localShareOf: config.clients.localShareOf });
   const cost = clientCostPolicy({ metrics });
   return {
     step: clientPolicyStep({ directory, budgets, metrics }),

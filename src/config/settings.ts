@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { availableCores } from '../process/cores';
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 const bool = (def: boolean) =>
@@ -90,12 +89,6 @@ export const ConfigSchema = z.object({
   IDEMPOTENCY_FAIL_OPEN: bool(false),
   IDEMPOTENCY_REQUIRED: nameList,
   IDEMPOTENCY_MEMORY_MAX_BYTES: int(64 * 1024 * 1024, 64 * 1024),
-  WORKERS: z
-    .string()
-    .regex(/^(auto|[1-9]\d{0,2})$/, 'must be auto or a whole number of processes from 1 to 999')
-    .transform((v) => (v === 'auto' ? availableCores() : Number(v)))
-    .default(1),
-  HEAP_GROWING_PERCENT: int(50).pipe(z.number().max(300)),
   UPSTREAM_CACHE_MAX_AGE_SECONDS: int(30),
   UPSTREAM_CACHE_MAX_MB: int(64),
 }).superRefine((e, ctx) => {

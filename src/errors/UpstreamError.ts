@@ -1,6 +1,5 @@
-import type { ServiceName } from '../upstreams/serviceName';
-
-export type { ServiceName };
+/** The two upstream services, as they are named in errors (`extensions.upstream.service`), logs and metrics. */
+export type ServiceName = 'reservation' | 'pos';
 
 /**
  * How an upstream call failed:

@@ -1,7 +1,6 @@
-import { documentedCode } from '../upstreams/errorCodes';
 import { ErrorCode } from './codes';
 import { UpstreamError } from './UpstreamError';
-import { upstreamErrorCode } from './upstreamErrorCode';
+import { documentedCode, upstreamErrorCode } from './upstreamErrorCode';
 
 /** Upstream field name → GraphQL input path, as src/inputs/upstreamFieldPaths.ts derives it from an input mapper. */
 export type InputFieldPaths = ReadonlyMap<string, string>;

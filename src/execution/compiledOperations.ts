@@ -1,7 +1,6 @@
 import { Kind, OperationTypeNode, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { ResolvedOperation } from '../limits/costLimit';
-import { compileSerializer, type DataSerializer } from './serializer';
 
 /**
  * A query document that passed every request's parse, validation and limit rules, compiled once by graphql-jit,
@@ -14,8 +13,6 @@ export interface CompiledOperation extends ResolvedOperation {
   /** The operation's name; null for an anonymous one (as Apollo's plugins see it). */
   readonly name: string | null;
   readonly query: CompiledQuery;
-  /** Writes the result's `data` as `JSON.stringify` would, compiled from the selection when it can be. */
-  readonly serialize: DataSerializer;
 }
 
 /**
@@ -54,17 +51,9 @@ export class CompiledOperations {
     if (!operation || this.byText.has(text)) return;
     const query = compiled(operation);
     if (!query) return;
-    let serialize: DataSerializer = stringify;
-    try {
-      serialize = compileSerializer(this.schema, document, operation) ?? stringify;
-    } catch {
-      // a selection too large for the generated function: JSON.stringify writes it
-    }
-    this.byText.set(text, { schema: this.schema, document, operation, name: operation.name?.value ?? null, query, serialize });
+    this.byText.set(text, { schema: this.schema, document, operation, name: operation.name?.value ?? null, query });
   }
 }
-
-const stringify: DataSerializer = (data) => JSON.stringify(data);
 
 /** The document's operation when it holds exactly one and that one is a query. */
 function soleQuery(document: DocumentNode): OperationDefinitionNode | undefined {

@@ -86,9 +86,8 @@ export function compiledPath(options: CompiledPathOptions): CompiledExecutor {
         if (record.client) recordCalls(record.client, upstreamCallCount(context.upstreamCalls));
         record.operations.push({ operationName: compiled.name, type: operation.operation, outcome: 'success', errorCodes: [], durationMs: performance.now() - started });
         if (client) clients.cost.answered(client, compiled, data);
-        // Apollo writes `JSON.stringify(result)`: `data` in its envelope, written by the serialiser compiled from the
-        // operation's selection.
-        const body = data === undefined ? `${JSON.stringify({ data })}\n` : `{"data":${compiled.serialize(data)}}\n`;
+        // As Apollo writes it: `JSON.stringify(result)`.
+        const body = `${JSON.stringify({ data })}\n`;
         return { status: 200, headers: new Map([['content-type', contentType]]), body };
       })();
     },

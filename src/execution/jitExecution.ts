@@ -18,9 +18,9 @@ import type { CompiledOperations } from './compiledOperations';
  * Apollo Server still parses, validates (our limits included), runs the plugins and formats errors; only `execute`
  * is swapped, through Apollo's gateway executor hook.
  *
- * Why not compile everything: compiling costs ~3 ms for a full Check, and V8 keeps the generated code of every
- * compiled document in its compilation cache long after the document is gone (~300 KB each for a full Check), so a
- * client sending ever new literal documents would exhaust memory. A document is compiled only once it has run
+ * Why not compile everything: compiling costs many executions' worth of time, and V8 keeps the generated code of
+ * every compiled document in its compilation cache long after the document is gone, so a client sending ever new
+ * literal documents would exhaust memory. A document is compiled only once it has run
  * `minUses` times, and at most `maxCompiledDocuments` are ever compiled in a process; the rest run on graphql-js.
  * Mutations always run on graphql-js: it stops at a failed root field, as the GraphQL spec's serial execution
  * requires (graphql-jit goes on with the next mutation, which would book what the client never learns about).

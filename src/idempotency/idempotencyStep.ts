@@ -47,7 +47,7 @@ const KEY_PATTERN = /^[A-Za-z0-9._:-]{1,255}$/;
 const HEADER = 'idempotency-key';
 
 /**
- * Idempotent mutations (issue 10): the first request with an `Idempotency-Key` takes the key, runs, and keeps its
+ * Idempotent mutations: the first request with an `Idempotency-Key` takes the key, runs, and keeps its
  * response for a repeat to replay; a repeat while it runs gets 409; the key with another request gets 422. Keys are
  * scoped to the caller's credentials (callerHash) and stored only as a hash of both. A request refused before any
  * upstream request went out keeps nothing, so its retry runs; one that may have reached a service keeps its

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InputError } from '../errors';
+import { InputError } from '../errors/InputError';
 import { formatPath } from '../errors/fieldPath';
 import { UUID_PATTERN } from '../upstreams/schemas';
 

@@ -10,8 +10,8 @@ import { z } from 'zod';
 const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
 
 /**
- * Digits after the decimal point of each currency's minor unit (ISO 4217: EUR 2, JPY 0, KWD 3), made on first use:
- * ~160 `Intl.NumberFormat`s cost ~25 ms, which start-up need not pay.
+ * Digits after the decimal point of each currency's minor unit (ISO 4217: EUR 2, JPY 0, KWD 3), made on first use
+ * (one `Intl.NumberFormat` per currency), so start-up does not pay for it.
  */
 let minorUnits: ReadonlyMap<string, number> | undefined;
 function minorUnitTable(): ReadonlyMap<string, number> {

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { ServiceName } from '../errors';
+import type { ServiceName } from '../errors/UpstreamError';
 import type { OperationOutcome } from './operationOutcome';
 import type { IdempotencyOutcome } from '../idempotency/outcome';
 import type { UpstreamCallRecord } from '../upstreams/http';

@@ -1,15 +1,17 @@
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { SpanKind, SpanStatusCode, context, propagation, trace, type Attributes } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, context, isSpanContextValid, propagation, trace, type Attributes, type SpanContext } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { codeOf } from '../errors/errorFields';
-import type { ServiceName } from '../upstreams/serviceName';
+import type { ServiceName } from '../errors/UpstreamError';
+import type { SendLayer } from '../upstreams/transport';
 import type { OperationOutcome } from './operationOutcome';
-import { outgoingTraceContext, type TraceHeaders } from './traceContext';
 
 /*
  * Attribute names of the OpenTelemetry semantic conventions, spelled here rather than imported: the SDK, the
- * exporter and the conventions package are loaded only when tracing is on (startTracing), which keeps ~20 MB of
- * code and ~0.1 s of start-up out of a replica that does not trace. `url.template` is incubating, so copied anyway.
+ * exporter and the conventions package are loaded only when tracing is on (startTracing), so a replica that does not
+ * trace does not load them. `url.template` is incubating, so copied anyway.
  */
 const ATTR_ERROR_TYPE = 'error.type';
 const ATTR_HTTP_REQUEST_METHOD = 'http.request.method';
@@ -72,11 +74,6 @@ export function startTracing(options: TracingOptions): Tracing | undefined {
   };
 }
 
-/** Whether spans are recorded and sent: a layer with nothing to do otherwise can step aside (../upstreams/tracedSend.ts). */
-export function isTracingOn(): boolean {
-  return tracingOn;
-}
-
 /**
  * Runs one GraphQL HTTP request inside its server span, continuing the client's trace when it sent `traceparent`.
  * The span is named `graphql` here and renamed after its operation by the route (nameOperationSpan).
@@ -119,16 +116,28 @@ export function endOperationSpan(outcome: OperationOutcome, errorCodes: readonly
 }
 
 /**
- * Runs one upstream HTTP call inside a client span (`GET /checks/:id`) that is current while `fn` runs, so
- * `injectTraceHeaders` puts this span into the call's `traceparent`. Follows the HTTP client conventions: 4xx and
- * 5xx answers and failures without an answer are errors.
+ * The transport's layer that traces: one client span per attempt, its `traceparent` sent on the call. Composed
+ * innermost, onto the transport itself, so each retry is a span of its own. When tracing is off the call passes
+ * untouched: no span, and no copy of its headers (which may be shared by every call of the request, so are copied
+ * before a `traceparent` is added; the request's `requestTraceHeaders` are already among them).
  */
-export async function traceUpstreamCall<T extends { status: number }>(
-  service: ServiceName,
-  call: { method: string; route: string },
-  fn: () => Promise<T>,
-): Promise<T> {
-  if (!tracingOn) return fn();
+export function tracedSend(service: ServiceName): SendLayer {
+  return (next) => (req, wire) => {
+    if (!tracingOn) return next(req, wire);
+    return traceUpstreamCall(service, req, () => {
+      const headers = { ...req.headers };
+      propagation.inject(context.active(), headers);
+      return next({ ...req, headers }, wire);
+    });
+  };
+}
+
+/**
+ * Runs one upstream HTTP call inside a client span (`GET /checks/:id`) that is current while `fn` runs, so the
+ * call's `traceparent` names this span. Follows the HTTP client conventions: 4xx and 5xx answers and failures
+ * without an answer are errors.
+ */
+async function traceUpstreamCall<T extends { status: number }>(service: ServiceName, call: { method: string; route: string }, fn: () => Promise<T>): Promise<T> {
   const attributes: Attributes = { [ATTR_UPSTREAM_SERVICE]: service, [ATTR_HTTP_REQUEST_METHOD]: call.method, [ATTR_URL_TEMPLATE]: call.route };
   const span = tracer.startSpan(`${call.method} ${call.route}`, { kind: SpanKind.CLIENT, attributes });
   try {
@@ -166,16 +175,40 @@ export function injectTraceHeaders(headers: Record<string, string>): void {
   if (tracingOn) propagation.inject(context.active(), headers);
 }
 
+/** W3C trace context (`traceparent`, `tracestate`), read from the client and written upstream while tracing is off. */
+const w3c = new W3CTraceContextPropagator();
+
 /**
  * The trace context headers a GraphQL request adds to each of its upstream calls, from the client's `traceparent` and
- * `tracestate`. When tracing is on, none: `injectTraceHeaders` sends each call's own span, so there is only ever one
- * `traceparent`. When it is off, one W3C context for the whole request (see `outgoingTraceContext`): the client's
- * `traceparent` and `tracestate` forwarded unchanged (the gateway records no span to stand between them), or a new
- * unsampled trace. It costs a regex (and, for a new trace, a few random bytes) per request, not per call, and needs
- * no SDK.
+ * `tracestate`. When tracing is on, none: `tracedSend` sends each call's own span, so there is only ever one
+ * `traceparent`. When it is off, one W3C context for the whole request, shared by its calls:
+ *
+ * - a well-formed client `traceparent`: its trace-id, parent-id and flags forwarded as they came, with the valid
+ *   members of its `tracestate`. The gateway records no span, so a parent-id of its own would point the upstream
+ *   spans at a parent that exists nowhere; W3C has a participant that records nothing pass the context through.
+ * - none, or a malformed one: a new random trace, unsampled (the gateway records nothing of it), and no
+ *   `tracestate`, which means nothing without its `traceparent`.
  */
-export function requestTraceHeaders(header: (lowerName: string) => string | undefined): TraceHeaders | Record<string, never> {
-  return tracingOn ? {} : outgoingTraceContext(header('traceparent'), header('tracestate'));
+export function requestTraceHeaders(header: (lowerName: string) => string | undefined): Record<string, string> {
+  if (tracingOn) return {};
+  const client = w3c.extract(ROOT_CONTEXT, undefined, { get: (_carrier, key) => header(key), keys: () => [] });
+  const sent = trace.getSpanContext(client) ? client : trace.setSpanContext(ROOT_CONTEXT, newTrace());
+  const headers: Record<string, string> = {};
+  w3c.inject(sent, headers, {
+    set: (carrier: Record<string, string>, key, value) => {
+      if (value !== '') carrier[key] = value;
+    },
+  });
+  return headers;
+}
+
+/** A new trace's root: random trace-id and parent-id, neither all zeros, not sampled. */
+function newTrace(): SpanContext {
+  for (;;) {
+    const id = randomBytes(24).toString('hex');
+    const root = { traceId: id.slice(0, 32), spanId: id.slice(32), traceFlags: TraceFlags.NONE };
+    if (isSpanContextValid(root)) return root;
+  }
 }
 
 /** The current trace and span ids, for log lines written inside a traced request. */

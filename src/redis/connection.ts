@@ -75,7 +75,7 @@ export function openRedisConnection(options: RedisConnectionOptions): RedisConne
   };
 }
 
-/** ioredis is loaded only when REDIS_URL is set: a replica without Redis does not carry its ~19 MB of code. */
+/** ioredis is loaded only when REDIS_URL is set: a replica without Redis does not load its code. */
 function loadRedis(): typeof Redis {
   return (require('ioredis') as { default: typeof Redis }).default;
 }

@@ -1,4 +1,4 @@
-import { withInputNames } from '../errors';
+import { withInputNames } from '../errors/inputNames';
 import type { MutationResolvers } from '../generated/graphql';
 import { CreateOffDayArgs } from '../inputs/offDay';
 import { parseArgs } from '../inputs/parse';

@@ -1,11 +1,10 @@
 import type { ZodType } from 'zod';
 import { formatPath } from '../errors/fieldPath';
-import { UpstreamError } from '../errors/UpstreamError';
+import { UpstreamError, type ServiceName } from '../errors/UpstreamError';
 import { safeUpstreamMessage } from '../errors/upstreamErrorCode';
 import { EMPTY_BODY_DETAIL, MIN_MASKED_SECRET_LENGTH, isSuccess } from './assumptions';
 import { NOT_JSON } from './record';
 import { UpstreamErrorBody } from './schemas';
-import type { ServiceName } from './serviceName';
 import type { Answer } from './transport';
 
 /**

@@ -1,6 +1,5 @@
-import type { UpstreamError } from '../errors/UpstreamError';
+import type { UpstreamError, ServiceName } from '../errors/UpstreamError';
 import type { CircuitStateName } from './circuitBreaker';
-import type { ServiceName } from './serviceName';
 import type { ReadSource } from './sharedReads';
 import type { HttpMethod } from './transport';
 

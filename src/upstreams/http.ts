@@ -1,16 +1,13 @@
 import { InputError } from '../errors/InputError';
-import { traceSharedRead } from '../observability/tracing';
-import type { UpstreamError } from '../errors/UpstreamError';
+import { traceSharedRead, tracedSend } from '../observability/tracing';
+import type { UpstreamError, ServiceName } from '../errors/UpstreamError';
 import { BODY_IGNORED, checkStatus, readBody, type BodyReader } from './answer';
 import type { UpstreamCallRecord, UpstreamEvents } from './events';
 import type { DeviationSink } from './record';
-import { deadlineError } from './deadlineError';
 import { UpstreamResilience, type ResilienceOptions } from './resilience';
 import { UUID_PATTERN } from './schemas';
-import type { ServiceName } from './serviceName';
 import type { ReadKey, SharedReads } from './sharedReads';
-import { tracedSend } from './tracedSend';
-import { UpstreamTransport, queryString, transportError, type Answer, type Send, type TransportOptions, type TransportRequest } from './transport';
+import { UpstreamTransport, deadlineError, queryString, transportError, type Answer, type Send, type TransportOptions, type TransportRequest } from './transport';
 import { WireMark } from './wireSignal';
 
 export { BODY_IGNORED, type BodyReader } from './answer';

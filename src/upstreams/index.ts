@@ -3,7 +3,7 @@ import type { Upstreams } from '../context';
 import type { Logger } from '../logger';
 import type { UpstreamEvents } from './events';
 import { UpstreamHttp } from './http';
-import type { ServiceName } from './serviceName';
+import type { ServiceName } from '../errors/UpstreamError';
 
 export { combineEvents, type UpstreamEvents } from './events';
 

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { UpstreamError } from '../errors/UpstreamError';
-import type { ServiceName } from './serviceName';
+import { UpstreamError, type ServiceName } from '../errors/UpstreamError';
 import { isPlainObject, jsonType, onNewTable, planOf, receivedOf, tableFor, type FieldPlan, type PlanTable, type Shape } from './fieldPlan';
 
 export type { Shape } from './fieldPlan';

@@ -9,12 +9,11 @@ import {
   type IBackoffFactory,
   type IRetryBackoffContext,
 } from 'cockatiel';
-import { UpstreamError } from '../errors/UpstreamError';
-import type { ServiceName } from './serviceName';
+import { UpstreamError, type ServiceName } from '../errors/UpstreamError';
 import { CircuitOpenError, SamplingCircuitBreaker, type BreakerOptions, type BreakerOutcome, type CircuitStateName } from './circuitBreaker';
-import { deadlineError } from './deadlineError';
 import type { UpstreamEvents } from './events';
 import { RetryBudget } from './retryBudget';
+import { deadlineError } from './transport';
 
 export type { BreakerOptions, CircuitStateName } from './circuitBreaker';
 

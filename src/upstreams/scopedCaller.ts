@@ -1,7 +1,10 @@
+import type { z } from 'zod';
 import type { ServiceCredentials } from '../credentials';
 import { MissingCredentialError } from '../errors/InputError';
 import type { CallContext, CallScope, IgnoredBodyRequest, UpstreamHttp, UpstreamRequest } from './http';
 import { credentialHash } from './readScope';
+import { UpstreamRecord, type DeviationSink, type Shape } from './record';
+import type { ServiceName } from '../errors/UpstreamError';
 
 /** A request as a client writes it: the scope adds the headers, the deadline and its signal. */
 export type ClientRequest<R> = Omit<R, 'headers' | 'signal' | 'deadline'>;
@@ -50,4 +53,17 @@ export class ScopedCaller {
       context: { record: scope.record, requestId: scope.requestId, secrets: credentials.secrets(), ...(shared ? { shared } : {}) },
     };
   }
+}
+
+/** Deviations of calls made outside a GraphQL request's scope (unit tests): nowhere to count them. */
+const UNCOUNTED: DeviationSink = { report: () => undefined };
+
+/** The `response` of a call whose answer is read as a record of `schema` (see UpstreamRecord.of). */
+export function recordReader<S extends Shape>(
+  schema: z.ZodObject<S, z.core.$ZodObjectConfig>,
+  service: ServiceName,
+  route: string,
+  scope: Pick<CallScope, 'deviations'>,
+): (body: unknown, status: number) => UpstreamRecord<S> {
+  return (body, status) => UpstreamRecord.of(schema, body, { service, route, status, deviations: scope.deviations ?? UNCOUNTED });
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { deadlineError } from './deadlineError';
-import type { ServiceName } from './serviceName';
+import { deadlineError } from './transport';
+import type { ServiceName } from '../errors/UpstreamError';
 import type { Answer } from './transport';
 
 /** Where a request's upstream read came from: its own call, another request's call in flight, or a kept answer. */

@@ -1,12 +1,15 @@
 import { Pool, type Dispatcher } from 'undici';
 import { codeOf, nameOf } from '../errors/errorFields';
-import { UpstreamError } from '../errors/UpstreamError';
-import type { ServiceName } from './serviceName';
+import { UpstreamError, type ServiceName } from '../errors/UpstreamError';
 import { isSuccess } from './assumptions';
-import { deadlineError } from './deadlineError';
 import { markWhenWritten, type WireMark } from './wireSignal';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
+
+/** The GraphQL request's own time budget ran out: a timeout that says nothing of the upstream's health. */
+export function deadlineError(service: ServiceName): UpstreamError {
+  return new UpstreamError(service, 'timeout', { detail: "the request's time budget ran out", deadlineExceeded: true });
+}
 
 export interface TransportOptions {
   /** Base address of the service; a path prefix is kept (`https://host/api` + `/v1/x`). */

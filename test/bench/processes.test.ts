@@ -8,7 +8,7 @@ import { eventually } from '../support/gatewayProcess';
 /** What the benchmark reads of a server under test from /proc: its process tree, CPU time and peak RSS (Linux). */
 describe('bench processes', () => {
   it('reads a process and its children: the tree, their CPU time summed, their peak RSS summed', async () => {
-    // A parent that forks a child which burns 300 ms of CPU: the shape of a WORKERS > 1 primary and its worker.
+    // A parent that forks a child which burns 300 ms of CPU.
     const dir = mkdtempSync(join(tmpdir(), 'bench-processes-'));
     const script = join(dir, 'tree.js');
     writeFileSync(

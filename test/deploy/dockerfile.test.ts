@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -58,18 +58,19 @@ describe('Dockerfile', () => {
     expect(healthcheck?.args).toMatch(/CMD .*\/healthz/);
   });
 
-  it("starts with exactly npm start's command, which runs the build output of src/start.ts (the gateway's bundle)", () => {
+  it("starts with exactly npm start's command: node, its heap growth flag, and the build output of src/main.ts", () => {
     const cmd = runtime.filter((s) => s.op === 'CMD').at(-1)!;
     expect((JSON.parse(cmd.args) as string[]).join(' ')).toBe(pkg.scripts.start);
     const tsconfig = JSON.parse(read('tsconfig.json')) as { compilerOptions: { outDir: string; rootDir: string } };
     expect(tsconfig.compilerOptions.rootDir).toBe('.');
-    expect(pkg.scripts.start).toBe(`node ${tsconfig.compilerOptions.outDir}/src/start.js`);
-    // The bundle it runs, and its compile cache, are the build's last step.
-    expect(pkg.scripts.build).toMatch(/&& npm run bundle$/);
-    const start = `node ${tsconfig.compilerOptions.outDir}/src/start.js`;
-    expect(pkg.scripts.bundle).toBe(`tsx tools/bundle/main.ts && ${start} --write-compile-cache && ${start} --check-compile-cache`);
-    const copied = stages[0].filter((s) => s.op === 'COPY').map((s) => s.args);
-    expect(copied).toContain('tools/bundle ./tools/bundle');
+    expect(pkg.scripts.start).toBe(`node --heap-growing-percent=50 ${tsconfig.compilerOptions.outDir}/src/main.js`);
+  });
+
+  it("gives node a heap flag that node takes on its command line (NODE_OPTIONS refuses it)", () => {
+    const [, ...flags] = pkg.scripts.start.split(' ');
+    const run = spawnSync(process.execPath, [...flags.slice(0, -1), '-e', 'process.exit(0)'], { encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
   });
 
   it('keeps local clutter and secrets out of the build context', () => {

@@ -97,11 +97,12 @@ describe('deploy/ (Kubernetes manifests)', () => {
     expect(deployment.spec.template.spec.terminationGracePeriodSeconds * 1000).toBeGreaterThan(config.shutdownDelayMs + config.drainTimeoutMs);
   });
 
-  it("leaves the heap to Node and the gateway (sized from the memory limit), one worker per pod", () => {
+  it("runs npm start's command, and leaves the heap's size to Node (sized from the memory limit)", () => {
+    const pkg = JSON.parse(readFileSync(join(DEPLOY, '..', 'package.json'), 'utf8')) as { scripts: { start: string } };
+    expect((container.args as string[]).join(' ')).toBe(pkg.scripts.start);
     const flags = (container.env as Array<{ name: string; value?: string }>).filter((e) => e.name === 'NODE_OPTIONS').map((e) => e.value ?? '');
-    expect(flags.filter((f) => /max-old-space-size|max-heap-size/.test(f))).toEqual([]);
+    expect([...flags, ...(container.args as string[])].filter((f) => /max-old-space-size|max-heap-size/.test(f))).toEqual([]);
     expect(container.resources.limits.memory).toEqual(expect.any(String));
-    expect(loadConfig(podEnv).workers).toBe(1);
   });
 
   it('requests resources and runs as a non-root user without privileges', () => {

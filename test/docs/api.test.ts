@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kind, buildSchema, isScalarType, parse } from 'graphql';
 import { CREDENTIAL_HEADERS, OTHER_SPELLINGS } from '../../src/credentials';
-import { ErrorCode } from '../../src/errors';
+import { ErrorCode } from '../../src/errors/codes';
 import { loadTypeDefs } from '../../src/schema';
 import { fencedBlocks, tableRows, unquote } from '../support/readme';
 

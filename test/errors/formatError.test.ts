@@ -1,7 +1,8 @@
 import { Writable } from 'node:stream';
 import { GraphQLError, buildSchema, graphql, type GraphQLFormattedError } from 'graphql';
 import pino from 'pino';
-import { ErrorCode, UpstreamError } from '../../src/errors';
+import { UpstreamError } from '../../src/errors/UpstreamError';
+import { ErrorCode } from '../../src/errors/codes';
 import { createFormatError } from '../../src/errors/formatError';
 
 /** A pino logger whose JSON lines land in `lines`. */

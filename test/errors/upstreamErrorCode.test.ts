@@ -1,14 +1,7 @@
-import {
-  ErrorCode,
-  UpstreamError,
-  namedAfterInput,
-  safeUpstreamMessage,
-  upstreamErrorCode,
-  upstreamErrorField,
-  upstreamErrorMessage,
-  upstreamExtension,
-  type UpstreamFailure,
-} from '../../src/errors';
+import { UpstreamError, type UpstreamFailure } from '../../src/errors/UpstreamError';
+import { ErrorCode } from '../../src/errors/codes';
+import { namedAfterInput } from '../../src/errors/inputNames';
+import { documentedCode, safeUpstreamMessage, upstreamErrorCode, upstreamErrorField, upstreamErrorMessage, upstreamExtension } from '../../src/errors/upstreamErrorCode';
 
 describe('upstreamErrorCode', () => {
   it.each([
@@ -159,5 +152,18 @@ describe('safeUpstreamMessage', () => {
 
   it.each([undefined, null, 42, { message: 'x' }])('drops a non-string %p', (message) => {
     expect(safeUpstreamMessage(message)).toBeUndefined();
+  });
+});
+
+describe('documentedCode', () => {
+  it("reads a code in its own service's table", () => {
+    expect(documentedCode('reservation', 832)).toEqual({ reason: 'feature_disabled_error', code: ErrorCode.FEATURE_DISABLED });
+    expect(documentedCode('reservation', 822)?.field).toBe('amount');
+  });
+
+  it("gives nothing for another service's code, an undocumented code, or none", () => {
+    expect(documentedCode('pos', 832)).toBeUndefined();
+    expect(documentedCode('reservation', 999)).toBeUndefined();
+    expect(documentedCode('reservation', undefined)).toBeUndefined();
   });
 });

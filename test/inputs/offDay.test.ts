@@ -1,4 +1,4 @@
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/errors/InputError';
 import { CreateOffDayArgs } from '../../src/inputs/offDay';
 import { parseArgs } from '../../src/inputs/parse';
 import { thrownBy } from '../support/failures';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/errors/InputError';
 import { opt, pageArgs, parseArgs, uuidArg } from '../../src/inputs/parse';
 import { thrownBy } from '../support/failures';
 

@@ -1,4 +1,4 @@
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/errors/InputError';
 import { parseArgs } from '../../src/inputs/parse';
 import { UpdatePaymentRequestArgs } from '../../src/inputs/paymentRequest';
 import { thrownBy } from '../support/failures';

@@ -1,4 +1,4 @@
-import { UpstreamError } from '../../src/errors';
+import { UpstreamError } from '../../src/errors/UpstreamError';
 import { GatewayMetrics } from '../../src/observability/metrics';
 import { SAMPLE } from '../../src/sandbox';
 import { readDoc } from '../support/readme';

@@ -89,6 +89,63 @@ describe('tracing', () => {
     });
   });
 
+  describe('requestTraceHeaders, when off: W3C trace context through the propagator', () => {
+    const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const PARENT_ID = '00f067aa0ba902b7';
+    const VALID = `00-${TRACE_ID}-${PARENT_ID}-01`;
+    const headersFor = (client: Record<string, string | undefined>) => requestTraceHeaders((name) => client[name]);
+
+    it('forwards a well-formed client traceparent with its trace-id, parent-id and flags', () => {
+      for (const flags of ['00', '01', '03']) {
+        const client = `00-${TRACE_ID}-${PARENT_ID}-${flags}`;
+        expect(headersFor({ traceparent: client })).toEqual({ traceparent: client });
+      }
+      // A later version's header is read as version 00 (W3C, "Versioning of traceparent").
+      expect(headersFor({ traceparent: `01-${TRACE_ID}-${PARENT_ID}-01-later` })).toEqual({ traceparent: VALID });
+    });
+
+    it.each([
+      ['empty', ''],
+      ['the forbidden version ff', `ff-${TRACE_ID}-${PARENT_ID}-01`],
+      ['version 00 with an extra field', `${VALID}-extra`],
+      ['an all-zero trace-id', `00-${'0'.repeat(32)}-${PARENT_ID}-01`],
+      ['an all-zero parent-id', `00-${TRACE_ID}-${'0'.repeat(16)}-01`],
+      ['uppercase hex', `00-${TRACE_ID.toUpperCase()}-${PARENT_ID}-01`],
+      ['a short trace-id', `00-${TRACE_ID.slice(1)}-${PARENT_ID}-01`],
+      ['a long parent-id', `00-${TRACE_ID}-${PARENT_ID}a-01`],
+      ['one-digit flags', `00-${TRACE_ID}-${PARENT_ID}-1`],
+      ['non-hex characters', `00-${TRACE_ID.replace('4', 'g')}-${PARENT_ID}-01`],
+      ['two headers joined by a comma', `${VALID}, 00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`],
+      ['another separator', VALID.replaceAll('-', '_')],
+    ])('starts a new unsampled trace, without the tracestate, for a traceparent that is %s', (_name, traceparent) => {
+      const sent = headersFor({ traceparent, tracestate: 'congo=t61rcWkgMzE' });
+      expect(Object.keys(sent)).toEqual(['traceparent']);
+      expect(sent.traceparent).toMatch(/^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-00$/);
+      expect(sent.traceparent).not.toContain(TRACE_ID);
+    });
+
+    it('starts a different trace for each request without one', () => {
+      const traceIds = new Set(Array.from({ length: 100 }, () => headersFor({}).traceparent.slice(3, 35)));
+      expect(traceIds.size).toBe(100);
+    });
+
+    it("forwards the client's tracestate with its traceparent, keeping its valid members in order", () => {
+      expect(headersFor({ traceparent: VALID, tracestate: 'congo=t61rcWkgMzE,rojo=00f067aa0ba902b7' })).toEqual({ traceparent: VALID, tracestate: 'congo=t61rcWkgMzE,rojo=00f067aa0ba902b7' });
+      expect(headersFor({ traceparent: VALID, tracestate: 'rojo=1 , Bad=2, congo=caf\u00e9,congo=2' }).tracestate).toBe('rojo=1,congo=2');
+      expect(headersFor({ traceparent: VALID, tracestate: '' })).toEqual({ traceparent: VALID });
+      expect(headersFor({ traceparent: VALID, tracestate: 'no members' })).toEqual({ traceparent: VALID });
+    });
+
+    it('cuts a long tracestate to at most 512 characters and 32 members', () => {
+      const members = Array.from({ length: 20 }, (_, i) => `k${String(i).padStart(2, '0')}=${'v'.repeat(36)}`); // 40 chars each
+      const cut = headersFor({ traceparent: VALID, tracestate: members.join(',') }).tracestate;
+      // 12 members of 40 plus 11 commas = 491; a 13th would make 532.
+      expect(cut).toBe(members.slice(0, 12).join(','));
+      const many = Array.from({ length: 200 }, (_, i) => `k${i}=1`);
+      expect(headersFor({ traceparent: VALID, tracestate: many.join(',') }).tracestate.split(',')).toEqual(many.slice(0, 32));
+    });
+  });
+
   describe('when on (in-memory exporter)', () => {
     const exporter = new InMemorySpanExporter();
     let tracing: Tracing;

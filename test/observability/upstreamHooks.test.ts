@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { UpstreamError } from '../../src/errors';
+import { UpstreamError } from '../../src/errors/UpstreamError';
 import { createLogger } from '../../src/logger';
 import { GatewayMetrics } from '../../src/observability/metrics';
 import { observabilityHooks } from '../../src/observability/upstreamHooks';

@@ -1,4 +1,4 @@
-import { UpstreamError } from '../../src/errors';
+import { UpstreamError } from '../../src/errors/UpstreamError';
 import { Check } from '../../src/resolvers/Check';
 import { EmployeePage } from '../../src/resolvers/EmployeePage';
 import { POS_SCHEMAS } from '../../src/upstreams/pos/dto';

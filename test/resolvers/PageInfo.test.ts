@@ -1,4 +1,4 @@
-import { UpstreamError } from '../../src/errors';
+import { UpstreamError } from '../../src/errors/UpstreamError';
 import { PageInfo } from '../../src/resolvers/PageInfo';
 import { UpstreamRecord, type Deviation } from '../../src/upstreams/record';
 import { PaginationMeta } from '../../src/upstreams/schemas';

@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import { UpstreamError } from '../../src/errors';
+import { UpstreamError } from '../../src/errors/UpstreamError';
 import { Reservation } from '../../src/resolvers/Reservation';
 import { ReservationPage } from '../../src/resolvers/ReservationPage';
 import { UpstreamRecord, type Deviation } from '../../src/upstreams/record';

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { UpstreamError } from '../../src/errors';
+import { UpstreamError, type ServiceName } from '../../src/errors/UpstreamError';
 import { UpstreamHttp, type CallScope, type UpstreamCallRecord } from '../../src/upstreams/http';
-import type { ServiceName } from '../../src/upstreams/serviceName';
 import { thrownBy } from './failures';
 import { sendJson, startScriptedServer, type ScriptedHandler, type ScriptedServer } from './upstreamServer';
 

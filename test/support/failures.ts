@@ -1,4 +1,4 @@
-import { UpstreamError } from '../../src/errors';
+import { UpstreamError } from '../../src/errors/UpstreamError';
 
 /** The UpstreamError a call fails with; fails the test when the call succeeds or fails otherwise. */
 export async function failureOf(promise: Promise<unknown>): Promise<UpstreamError> {

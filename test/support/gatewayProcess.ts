@@ -22,12 +22,10 @@ export interface GatewayProcess {
 /**
  * Runs a TypeScript entry of the gateway as its own Node process, as `npm start` would run the built one, with
  * exactly the environment given (plus PATH). The TypeScript is loaded through tsx's require hook rather than its
- * CLI, so signals reach the gateway directly instead of through a relaying parent. `typescript: false` runs a
- * JavaScript entry with plain node.
+ * CLI, so signals reach the gateway directly instead of through a relaying parent.
  */
-export function spawnGateway(entry: string, env: Record<string, string>, options: { typescript?: boolean } = {}): GatewayProcess {
-  // A built JavaScript entry (the bundle's loader) runs as `npm start` runs it, without tsx.
-  const child = spawn(process.execPath, options.typescript === false ? [entry] : ['--require', 'tsx/cjs', entry], {
+export function spawnGateway(entry: string, env: Record<string, string>): GatewayProcess {
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', entry], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,5 @@
 import type { Deviation, RecordOrigin } from '../../src/upstreams/record';
-import type { ServiceName } from '../../src/upstreams/serviceName';
+import type { ServiceName } from '../../src/errors/UpstreamError';
 
 /**
  * Runs one field resolver of a resolver map as the executor would (a function, or an object with `resolve`), with

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UpstreamError } from '../../src/errors';
+import { UpstreamError } from '../../src/errors/UpstreamError';
 import { checkStatus, readBody } from '../../src/upstreams/answer';
 import { NOT_JSON } from '../../src/upstreams/record';
 import type { Answer } from '../../src/upstreams/transport';

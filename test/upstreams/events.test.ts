@@ -1,4 +1,4 @@
-import { UpstreamError } from '../../src/errors';
+import { UpstreamError } from '../../src/errors/UpstreamError';
 import { combineEvents } from '../../src/upstreams/events';
 
 describe('combineEvents', () => {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { UpstreamError } from '../../src/errors';
+import { UpstreamError } from '../../src/errors/UpstreamError';
 import { Check } from '../../src/upstreams/pos/dto';
 import { BODY_IGNORED, UpstreamHttp, uuidSegment, type IgnoredBodyRequest, type UpstreamCallRecord, type UpstreamHttpOptions, type UpstreamRequest } from '../../src/upstreams/http';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/errors/InputError';
 import { checkRecord } from '../support/fixtures';
 import { closedPort, sendJson, startScriptedServer, type ScriptedHandler, type ScriptedServer } from '../support/upstreamServer';
 import { failureOf } from '../support/failures';

@@ -1,4 +1,4 @@
-import { UpstreamError } from '../../src/errors';
+import { UpstreamError } from '../../src/errors/UpstreamError';
 import { Check } from '../../src/upstreams/pos/dto';
 import { UpstreamRecord, jsonType, type Deviation } from '../../src/upstreams/record';
 import { ReservationList } from '../../src/upstreams/reservation/dto';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { loadConfig } from '../../src/config';
-import { UpstreamError } from '../../src/errors';
+import { UpstreamError } from '../../src/errors/UpstreamError';
 import { createUpstreams } from '../../src/upstreams';
 import { Check } from '../../src/upstreams/pos/dto';
 import { ReservationEnvelope } from '../../src/upstreams/reservation/dto';

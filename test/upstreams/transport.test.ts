@@ -1,4 +1,4 @@
-import { UpstreamError } from '../../src/errors';
+import { UpstreamError } from '../../src/errors/UpstreamError';
 import { UpstreamTransport, transportError, type SendLayer } from '../../src/upstreams/transport';
 import { WireMark } from '../../src/upstreams/wireSignal';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../support/upstreamServer';

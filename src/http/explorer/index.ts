@@ -1,11 +1,35 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import Negotiator from 'negotiator';
 import { ASSET_PREFIX, explorerAsset } from './assets';
-import { DAY_QUERY } from './dayQuery';
 import { EXPLORER_ASSETS, explorerCsp, explorerHtml, explorerOffHtml, type ExplorerVenue } from './page';
-import { prefersHtml } from './prefersHtml';
 
 export type { ExplorerVenue };
-export { DAY_QUERY };
+
+/**
+ * The first example of docs/clients.md, pre-filled in the explorer: a day's reservations with their POS checks. A
+ * test keeps that copy equal to this one.
+ */
+export const DAY_QUERY = `query Day($date: Date!) {
+  reservations(date: $date, perPage: 50) {
+    pageInfo { totalCount hasNextPage }
+    nodes {
+      id date guestCount status
+      customer { firstName lastName }
+      check { alias status summary { totalAmount unpaidAmount } items { item { name } quantity } }
+    }
+  }
+}
+`;
+
+/**
+ * Whether a request's `Accept` header asks for a page rather than a GraphQL answer: `text/html` preferred to both JSON
+ * types. A browser's navigation (`text/html,…,*\/*;q=0.8`) does; curl's `*\/*` and every GraphQL client
+ * (`application/json`, `application/graphql-response+json`) do not, so API clients keep their JSON answers whatever
+ * else they list.
+ */
+export function prefersHtml(accept: string | undefined): boolean {
+  return new Negotiator({ headers: { accept } }).mediaType(['application/json', 'application/graphql-response+json', 'text/html']) === 'text/html';
+}
 
 /** Apollo's own address for the embeddable Sandbox; `_latest` is what Apollo Server's landing page loads. */
 export const APOLLO_SANDBOX_SCRIPT = 'https://embeddable-sandbox.cdn.apollographql.com/_latest/embeddable-sandbox.umd.production.min.js';

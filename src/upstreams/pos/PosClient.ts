@@ -1,7 +1,6 @@
 import type { ServiceCredentials } from '../../credentials';
 import { uuidSegment, type CallScope, type UpstreamHttp, type UpstreamRequest } from '../http';
-import { ScopedCaller, type ClientRequest } from '../scopedCaller';
-import { recordReader } from '../recordReader';
+import { ScopedCaller, recordReader, type ClientRequest } from '../scopedCaller';
 import { POS_REQUIRED_HEADERS, type PosTimestampUnit } from './assumptions';
 import { POS_SCHEMAS, type CheckRecord, type EmployeeListRecord } from './dto';
 

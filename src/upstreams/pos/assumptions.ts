@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { posTimestampToDateTime } from '../../scalars';
-import type { DocumentedCode } from '../documentedCode';
 import { posTimestamp } from '../schemas';
 
 /**
@@ -10,9 +9,6 @@ import { posTimestamp } from '../schemas';
 
 /** Every POS operation takes the token (pos-service.md, "Authentication"). */
 export const POS_REQUIRED_HEADERS = ['pos-access-token'] as const;
-
-/** pos-service.md documents no error codes: a POS answer is read by its status alone, whatever code it carries. */
-export const POS_ERROR_CODES: Readonly<Record<number, DocumentedCode>> = {};
 
 /**
  * Fields the document types as plain values, read as possibly null because a real check often has nothing to say

@@ -1,5 +1,5 @@
 import { BODY_IGNORED, uuidSegment, type CallScope, type IgnoredBodyRequest, type UpstreamHttp, type UpstreamRequest } from '../http';
-import { ScopedCaller, type ClientRequest } from '../scopedCaller';
+import { ScopedCaller, recordReader, type ClientRequest } from '../scopedCaller';
 import { CALENDAR_RESPONSE_KEY, RESERVATION_READ, RESERVATION_REQUIRED_HEADERS } from './assumptions';
 import {
   CalendarEnvelope,
@@ -17,7 +17,6 @@ import {
   type ReservationRecord,
 } from './dto';
 import type { ServiceCredentials } from '../../credentials';
-import { recordReader } from '../recordReader';
 
 type Operation = keyof typeof RESERVATION_REQUIRED_HEADERS;
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ServiceCredentials } from '../../../src/credentials';
-import { InputError, MissingCredentialError, UpstreamError } from '../../../src/errors';
+import { InputError, MissingCredentialError } from '../../../src/errors/InputError';
+import { UpstreamError } from '../../../src/errors/UpstreamError';
 import { PosClient } from '../../../src/upstreams/pos/PosClient';
 import { CLIENT_HEADERS, TRANSPORT_HEADERS, checkRecord, employeeRecord, headerLookup, pageMeta } from '../../support/fixtures';
 import { INJECTIONS, GATEWAY_HEADERS, catchError, clientHarness } from '../../support/clientHarness';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ServiceCredentials } from '../../../src/credentials';
-import { InputError, MissingCredentialError, UpstreamError } from '../../../src/errors';
+import { InputError, MissingCredentialError } from '../../../src/errors/InputError';
+import { UpstreamError } from '../../../src/errors/UpstreamError';
 import type { ReservationDto, ReservationRecord } from '../../../src/upstreams/reservation/dto';
 import { UpstreamRecord } from '../../../src/upstreams/record';
 import { ReservationClient } from '../../../src/upstreams/reservation/ReservationClient';

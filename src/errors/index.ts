@@ -1,5 +1,0 @@
-export * from './codes';
-export * from './UpstreamError';
-export * from './InputError';
-export * from './upstreamErrorCode';
-export * from './inputNames';
