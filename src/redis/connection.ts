@@ -20,6 +20,12 @@ export interface RedisConnection {
   readonly client: Redis;
   /** Whether the connection is up: a policy may skip a command that would only fail. */
   readonly available: boolean;
+  /**
+   * Hears `channel` on a second, subscribe-mode connection (made on first use; ioredis subscribes it again after a
+   * reconnect). Several listeners may share a channel: it is unsubscribed when its last listener goes.
+   */
+  subscribe(channel: string, onMessage: (message: string) => void): Promise<void>;
+  unsubscribe(channel: string, onMessage: (message: string) => void): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -42,13 +48,40 @@ export function openRedisConnection(options: RedisConnectionOptions): RedisConne
   client.on('ready', () => {
     if (lastWarning > 0) options.logger.info('Redis connection is back');
   });
+  const listeners = new Map<string, Set<(message: string) => void>>();
+  let subscriber: Redis | undefined;
+  const subscriberClient = (): Redis => {
+    if (!subscriber) {
+      // Subscribing waits for the connection rather than failing at once: a listener is for as long as it lasts.
+      subscriber = client.duplicate({ enableOfflineQueue: true });
+      // The main connection already warns while Redis is away.
+      subscriber.on('error', () => undefined);
+      subscriber.on('message', (channel: string, message: string) => {
+        for (const listener of listeners.get(channel) ?? []) listener(message);
+      });
+    }
+    return subscriber;
+  };
   return {
     client,
     get available() {
       return client.status === 'ready';
     },
+    async subscribe(channel, onMessage) {
+      let set = listeners.get(channel);
+      if (!set) listeners.set(channel, (set = new Set()));
+      set.add(onMessage);
+      if (set.size === 1) await subscriberClient().subscribe(channel);
+    },
+    async unsubscribe(channel, onMessage) {
+      const set = listeners.get(channel);
+      if (!set?.delete(onMessage) || set.size > 0) return;
+      listeners.delete(channel);
+      await subscriber?.unsubscribe(channel);
+    },
     close: async () => {
       client.disconnect();
+      subscriber?.disconnect();
     },
   };
 }
