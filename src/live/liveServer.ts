@@ -176,10 +176,11 @@ export function liveServer(options: LiveServerOptions): LiveServer {
         const ticket = args.contextValue;
         if (!(ticket instanceof LiveTicket)) throw new Error('live: a subscription reached execution without being admitted');
         ticket.subscriber = polls.subscribe(ticket.key, ticket.run);
-        // Events carry errors already formatted (as HTTP answers them); graphql-ws only JSON.stringifies each result,
-        // and a GraphQLError (through its toJSON) would read the same.
+        // Events carry errors already formatted (as HTTP answers them): onNext sends them as they are.
         return ticket.subscriber as AsyncIterable<FormattedExecutionResult> as AsyncIterable<ExecutionResult>;
       },
+      // Without this graphql-ws would call toJSON on each error, which a formatted error has not.
+      onNext: (_ctx, _id, _payload, _args, result) => result as FormattedExecutionResult,
       onComplete(ctx, id) {
         const ticket = open.get(ctx)?.get(id);
         open.get(ctx)?.delete(id);

@@ -1,0 +1,189 @@
+import { ApolloClient, InMemoryCache, gql } from '@apollo/client';
+import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
+import WebSocket from 'ws';
+import { eventually } from '../support/gatewayProcess';
+import { LIVE_DAY, liveClient, reservationIdOf, startLiveUpstreams, subscribe, type LiveSubscription, type LiveUpstreams } from '../support/liveClient';
+import { BISTRO_NORD, LA_TERRAZZA, startStack, type Stack } from '../support/stack';
+import { createClient } from 'graphql-ws';
+
+const DATE = '2026-11-21';
+const A_TOKEN = LA_TERRAZZA['Reservation-Access-Token'];
+const B_TOKEN = BISTRO_NORD['Reservation-Access-Token'];
+
+let upstreams: LiveUpstreams;
+let stack: Stack;
+const clients: Array<{ dispose(): void | Promise<void> }> = [];
+const disposeAll = () => Promise.all(clients.splice(0).map(async (c) => c.dispose()));
+
+beforeAll(async () => {
+  upstreams = await startLiveUpstreams();
+  stack = await startStack({
+    env: {
+      RESERVATION_BASE_URL: upstreams.reservation.url,
+      POS_BASE_URL: upstreams.pos.url,
+      LIVE_POLL_SECONDS: '0.1',
+      UPSTREAM_RETRIES: '0',
+      // A day of 10 reservations with their checks is 11 calls; a page of 100 is over.
+      MAX_UPSTREAM_CALLS: '60',
+      BREAKER_CONSECUTIVE_FAILURES: '1000',
+      BREAKER_MINIMUM_CALLS: '1000',
+    },
+  });
+});
+
+afterEach(async () => {
+  await disposeAll();
+  // Every poll stopped with its subscribers, so one test's reads never show in the next one's counts.
+  expect(await eventually(async () => (await metric('tablegraph_live_subscriptions')) === 0)).toBe(true);
+  Object.assign(upstreams, { status: 'confirmed', checkStatus: 'open', fail: 'ok' });
+});
+
+afterAll(async () => {
+  await stack.close();
+  await upstreams.close();
+});
+
+function connect(headers: Record<string, string> = LA_TERRAZZA) {
+  const client = liveClient(stack.url, headers);
+  clients.push(client);
+  return client;
+}
+
+/** A metric's value, summed over its labels. */
+async function metric(name: string): Promise<number> {
+  const found = stack.gateway.metrics.registry.getSingleMetric(name);
+  if (!found) throw new Error(`no metric ${name}`);
+  return (await found.get()).values.reduce((sum, v) => sum + v.value, 0);
+}
+
+/** Waits until `token`'s list has been read `reads` more times: time passing, measured in the gateway's own polls. */
+async function pollsPass(token: string, reads: number): Promise<void> {
+  const until = upstreams.listCalls(token) + reads;
+  expect(await eventually(() => upstreams.listCalls(token) >= until)).toBe(true);
+}
+
+const statusOf = (s: LiveSubscription, i: number) => s.events[i]?.data?.reservations?.nodes[0]?.status;
+
+describe('live subscriptions', () => {
+  it('sends the first event at once, nothing while the data stays the same, and an event when it changes', async () => {
+    const live = subscribe(connect(), { date: DATE });
+    expect(await eventually(() => live.events.length === 1)).toBe(true);
+    expect(live.events[0].data?.reservations?.nodes[0]).toMatchObject({ id: reservationIdOf(A_TOKEN), status: 'confirmed', check: { status: 'open' } });
+    await pollsPass(A_TOKEN, 3);
+    expect(live.events).toHaveLength(1);
+
+    upstreams.status = 'seated';
+    expect(await eventually(() => live.events.length === 2)).toBe(true);
+    expect(statusOf(live, 1)).toBe('seated');
+
+    // The check is part of the selection: a check paid is a change too.
+    upstreams.checkStatus = 'closed';
+    expect(await eventually(() => live.events.length === 3)).toBe(true);
+    expect(live.events[2].data?.reservations?.nodes[0]?.check?.status).toBe('closed');
+    expect(live.completed).toBe(false);
+  });
+
+  it('serves 20 subscribers of one view with one poll, and keeps each venue to its own data', async () => {
+    const venueA = Array.from({ length: 20 }, () => subscribe(connect(), { date: DATE }));
+    const venueB = subscribe(connect(BISTRO_NORD), { date: DATE });
+    expect(await eventually(() => venueA.every((s) => s.events.length === 1) && venueB.events.length === 1)).toBe(true);
+    const [a0, b0] = [upstreams.listCalls(A_TOKEN), upstreams.listCalls(B_TOKEN)];
+    await pollsPass(B_TOKEN, 5);
+    // One read per interval for each venue's view, whatever the number of subscribers (±1 for where each interval fell).
+    expect(Math.abs(upstreams.listCalls(A_TOKEN) - a0 - (upstreams.listCalls(B_TOKEN) - b0))).toBeLessThanOrEqual(1);
+    for (const s of venueA) expect(s.events[0].data?.reservations?.nodes[0]?.id).toBe(reservationIdOf(A_TOKEN));
+    expect(venueB.events[0].data?.reservations?.nodes[0]?.id).toBe(reservationIdOf(B_TOKEN));
+  });
+
+  it('refuses a subscription beyond LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION, and only that one', async () => {
+    const client = connect();
+    const held = Array.from({ length: 10 }, () => subscribe(client, { date: DATE }));
+    expect(await eventually(() => held.every((s) => s.events.length === 1))).toBe(true);
+    const eleventh = subscribe(client, { date: DATE });
+    expect(await eventually(() => eleventh.error !== undefined)).toBe(true);
+    expect(eleventh.error).toEqual([expect.objectContaining({ extensions: { code: 'RATE_LIMITED' } })]);
+    expect(held.every((s) => s.error === undefined && !s.completed)).toBe(true);
+  });
+
+  it('sends an upstream failure as an event with errors and stays open; the next good read sends data again', async () => {
+    const live = subscribe(connect(), { date: DATE });
+    expect(await eventually(() => live.events.length === 1)).toBe(true);
+    upstreams.fail = 500;
+    expect(await eventually(() => live.events.length === 2)).toBe(true);
+    expect(live.events[1].data).toEqual({ reservations: null });
+    expect(live.events[1].errors).toEqual([expect.objectContaining({ path: ['reservations'], extensions: expect.objectContaining({ code: 'UPSTREAM_ERROR' }) })]);
+    upstreams.fail = 'ok';
+    expect(await eventually(() => live.events.length === 3)).toBe(true);
+    expect(statusOf(live, 2)).toBe('confirmed');
+    expect(live.completed).toBe(false);
+  });
+
+  it('sends an upstream 401 as UNAUTHENTICATED, then completes', async () => {
+    upstreams.fail = 401;
+    const live = subscribe(connect(), { date: DATE });
+    expect(await eventually(() => live.completed)).toBe(true);
+    expect(live.events).toHaveLength(1);
+    expect(live.events[0].errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('stops polling when the last subscriber completes', async () => {
+    const first = subscribe(connect(), { date: DATE });
+    const second = subscribe(connect(), { date: DATE });
+    expect(await eventually(() => first.events.length === 1 && second.events.length === 1)).toBe(true);
+    first.unsubscribe();
+    await pollsPass(A_TOKEN, 2);
+    second.unsubscribe();
+    expect(await eventually(async () => (await metric('tablegraph_live_subscriptions')) === 0)).toBe(true);
+    const after = upstreams.listCalls(A_TOKEN);
+    // Another venue's poll marks the time: five of its reads, and none more of La Terrazza's than one in flight.
+    subscribe(connect(BISTRO_NORD), { date: DATE });
+    await pollsPass(B_TOKEN, 5);
+    expect(upstreams.listCalls(A_TOKEN) - after).toBeLessThanOrEqual(1);
+    const ended = stack.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'live subscription ended' && l.operationName === 'LiveDay');
+    expect(ended.length).toBeGreaterThanOrEqual(2);
+    expect(ended.at(-1)).toMatchObject({ events: 1, upstreamCalls: expect.any(Number), durationMs: expect.any(Number) });
+  });
+
+  it('stops polling when the subscriber socket drops without a close', async () => {
+    const socket = new WebSocket(`${stack.url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+    const messages: Array<{ type: string }> = [];
+    socket.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString('utf8')) as { type: string }));
+    await new Promise((resolve) => socket.once('open', resolve));
+    socket.send(JSON.stringify({ type: 'connection_init', payload: LA_TERRAZZA }));
+    expect(await eventually(() => messages.some((m) => m.type === 'connection_ack'))).toBe(true);
+    socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: LIVE_DAY, variables: { date: DATE } } }));
+    expect(await eventually(() => messages.some((m) => m.type === 'next'))).toBe(true);
+    socket.terminate();
+    expect(await eventually(async () => (await metric('tablegraph_live_subscriptions')) === 0)).toBe(true);
+    const after = upstreams.listCalls(A_TOKEN);
+    subscribe(connect(BISTRO_NORD), { date: DATE });
+    await pollsPass(B_TOKEN, 5);
+    expect(upstreams.listCalls(A_TOKEN) - after).toBeLessThanOrEqual(1);
+  });
+
+  it('refuses at subscribe what a query would be refused: a document over MAX_UPSTREAM_CALLS, a query over the WebSocket', async () => {
+    const client = connect();
+    const costly = subscribe(client, { date: DATE }, `subscription { reservations(date: "${DATE}", perPage: 100) { nodes { check { id } } } }`);
+    const query = subscribe(client, {}, `query { reservations(date: "${DATE}") { nodes { id } } }`);
+    expect(await eventually(() => costly.error !== undefined && query.error !== undefined)).toBe(true);
+    expect(costly.error).toEqual([expect.objectContaining({ message: expect.stringContaining('MAX_UPSTREAM_CALLS') })]);
+    expect(query.error).toEqual([expect.objectContaining({ extensions: { code: 'BAD_REQUEST' } })]);
+  });
+
+  it("serves Apollo Client's GraphQLWsLink", async () => {
+    const wsClient = createClient({ url: `${stack.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: LA_TERRAZZA, retryAttempts: 0 });
+    clients.push(wsClient);
+    const apollo = new ApolloClient({ link: new GraphQLWsLink(wsClient), cache: new InMemoryCache() });
+    const first = await new Promise<unknown>((resolve, reject) => {
+      const subscription = apollo.subscribe({ query: gql(LIVE_DAY), variables: { date: DATE } }).subscribe({
+        next: (result) => {
+          subscription.unsubscribe();
+          resolve(result.data);
+        },
+        error: reject,
+      });
+    });
+    expect(first).toMatchObject({ reservations: { nodes: [{ id: reservationIdOf(A_TOKEN), status: 'confirmed' }] } });
+    apollo.stop();
+  });
+});
