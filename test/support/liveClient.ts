@@ -62,6 +62,8 @@ export interface LiveUpstreams {
   checkStatus: string;
   /** `ok`, or the HTTP status the list answers with instead. */
   fail: 'ok' | 500 | 401;
+  /** How long the list waits before answering a request to `url` (default: no wait). */
+  delayMs: (url: string) => number;
   /** List calls made with `token` as Reservation-Access-Token. */
   listCalls(token: string): number;
   close(): Promise<void>;
@@ -75,11 +77,16 @@ export function reservationIdOf(token: string): string {
 
 export async function startLiveUpstreams(): Promise<LiveUpstreams> {
   const checkId = randomUUID();
-  const state = { status: 'confirmed', checkStatus: 'open', fail: 'ok' as LiveUpstreams['fail'] };
+  const state = { status: 'confirmed', checkStatus: 'open', fail: 'ok' as LiveUpstreams['fail'], delayMs: (_url: string) => 0 };
   const reservation = await startScriptedServer((req, res) => {
-    if (state.fail !== 'ok') return sendJson(res, state.fail, { errors: [{ message: 'refused', code: state.fail }] });
-    const token = String(req.headers['reservation-access-token'] ?? '');
-    sendJson(res, 200, { reservations: [reservationRecord({ id: reservationIdOf(token), status: state.status, check: { id: checkId } })], meta: pageMeta() });
+    const answer = () => {
+      if (state.fail !== 'ok') return sendJson(res, state.fail, { errors: [{ message: 'refused', code: state.fail }] });
+      const token = String(req.headers['reservation-access-token'] ?? '');
+      sendJson(res, 200, { reservations: [reservationRecord({ id: reservationIdOf(token), status: state.status, check: { id: checkId } })], meta: pageMeta() });
+    };
+    const wait = state.delayMs(req.url ?? '');
+    if (wait > 0) setTimeout(answer, wait);
+    else answer();
   });
   const pos = await startScriptedServer((_req, res) => sendJson(res, 200, checkRecord({ id: checkId, status: state.checkStatus })));
   const upstreams: LiveUpstreams = Object.assign(state, {
