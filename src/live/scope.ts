@@ -39,7 +39,14 @@ export async function liveScope(options: LiveScopeOptions, headers: Readonly<Rec
     url: new URL('http://gateway.invalid/graphql'),
     header: (name) => headers[name],
     incomingHeaders: headers,
-    body: { query: payload.query, variables: payload.variables ?? undefined, operationName: payload.operationName ?? undefined, extensions: payload.extensions ?? undefined },
+    // graphql-ws requires a string query: a trusted document named by id comes with an empty one.
+    body: {
+      query: payload.query === '' ? undefined : payload.query,
+      variables: payload.variables ?? undefined,
+      operationName: payload.operationName ?? undefined,
+      extensions: payload.extensions ?? undefined,
+      documentId: documentIdOf(payload),
+    },
     requestId: requestIdFrom(headers['x-request-id']),
     started: performance.now(),
     logFields: {},
@@ -53,8 +60,16 @@ export async function liveScope(options: LiveScopeOptions, headers: Readonly<Rec
   const chain = options.steps.reduceRight<() => Promise<GraphqlResponse>>((next, step) => () => step(request, next), admit);
   const response = await chain();
   if (!admitted) return errorsOf(response.body);
-  const body = request.body as { query?: unknown };
-  return { request, query: typeof body.query === 'string' ? body.query : '', client: options.stateOf?.(request) };
+  const { query } = request.body as { query?: unknown };
+  // An id the trusted documents do not know, with no text: what Apollo answers an unknown persisted query.
+  if (typeof query !== 'string' || query === '') return [new GraphQLError('PersistedQueryNotFound', { extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } })];
+  return { request, query, client: options.stateOf?.(request) };
+}
+
+/** `documentId` beside the payload's standard fields (the GraphQL over HTTP spelling of a trusted document's id). */
+function documentIdOf(payload: SubscribePayload): string | undefined {
+  const { documentId } = payload as SubscribePayload & { documentId?: unknown };
+  return typeof documentId === 'string' ? documentId : undefined;
 }
 
 /** A step's refusal (`errorBody`) as the errors of the subscription's error message. */

@@ -5,6 +5,7 @@ import { eventually } from '../support/gatewayProcess';
 import { LIVE_DAY, liveClient, reservationIdOf, startLiveUpstreams, subscribe, type LiveSubscription, type LiveUpstreams } from '../support/liveClient';
 import { BISTRO_NORD, LA_TERRAZZA, startStack, type Stack } from '../support/stack';
 import { createClient } from 'graphql-ws';
+import { MANIFEST_PATH, operation } from '../trustedDocuments/support';
 
 const DATE = '2026-11-21';
 const A_TOKEN = LA_TERRAZZA['Reservation-Access-Token'];
@@ -185,5 +186,33 @@ describe('live subscriptions', () => {
     });
     expect(first).toMatchObject({ reservations: { nodes: [{ id: reservationIdOf(A_TOKEN), status: 'confirmed' }] } });
     apollo.stop();
+  });
+});
+
+describe('live subscriptions with trusted documents enforced', () => {
+  let enforced: Stack;
+
+  beforeAll(async () => {
+    enforced = await startStack({
+      env: { RESERVATION_BASE_URL: upstreams.reservation.url, POS_BASE_URL: upstreams.pos.url, LIVE_POLL_SECONDS: '0.1', TRUSTED_DOCUMENTS: MANIFEST_PATH, TRUSTED_DOCUMENTS_MODE: 'enforce' },
+    });
+  });
+
+  afterAll(async () => {
+    await disposeAll();
+    await enforced.close();
+  });
+
+  it('runs the manifest subscription named by id, and refuses document text or an unknown id', async () => {
+    const client = liveClient(enforced.url, LA_TERRAZZA);
+    clients.push(client);
+    const { id } = operation('LiveDayView');
+    const byId = subscribe(client, { date: DATE }, { extensions: { persistedQuery: { version: 1, sha256Hash: id } } });
+    const unknown = subscribe(client, { date: DATE }, { extensions: { persistedQuery: { version: 1, sha256Hash: '0'.repeat(64) } } });
+    const text = subscribe(client, { date: DATE });
+    expect(await eventually(() => byId.events.length === 1 && text.error !== undefined && unknown.error !== undefined)).toBe(true);
+    expect(byId.events[0].data?.reservations?.nodes[0]).toMatchObject({ id: reservationIdOf(A_TOKEN), __typename: 'Reservation' });
+    expect(text.error).toEqual([expect.objectContaining({ extensions: { code: 'PERSISTED_QUERY_NOT_IN_LIST' } })]);
+    expect(unknown.error).toEqual([expect.objectContaining({ extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } })]);
   });
 });

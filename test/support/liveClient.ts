@@ -35,14 +35,15 @@ export function liveClient(httpUrl: string, headers: Record<string, string>): Cl
   return Object.assign(client, { closeCodes });
 }
 
-export function subscribe(client: Client, variables: Record<string, unknown>, query = LIVE_DAY): LiveSubscription {
+/** Subscribes with `query` as the document text, or with `extensions` alone to name a trusted document by id. */
+export function subscribe(client: Client, variables: Record<string, unknown>, query: string | { extensions: Record<string, unknown> } = LIVE_DAY): LiveSubscription {
   const subscription: LiveSubscription = {
     events: [],
     completed: false,
     unsubscribe: () => undefined,
   };
   subscription.unsubscribe = client.subscribe<LiveData>(
-    { query, variables },
+    typeof query === 'string' ? { query, variables } : { query: '', variables, extensions: query.extensions },
     {
       next: (event) => subscription.events.push(event as FormattedExecutionResult<LiveData>),
       error: (error) => (subscription.error = error),
