@@ -5,6 +5,10 @@ import { eventually } from '../support/gatewayProcess';
 import { LIVE_DAY, liveClient, reservationIdOf, startLiveUpstreams, subscribe, type LiveSubscription, type LiveUpstreams } from '../support/liveClient';
 import { BISTRO_NORD, LA_TERRAZZA, startStack, type Stack } from '../support/stack';
 import { createClient } from 'graphql-ws';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sha256Hex } from '../../src/sha256';
 import { MANIFEST_PATH, operation } from '../trustedDocuments/support';
 
 const DATE = '2026-11-21';
@@ -214,5 +218,53 @@ describe('live subscriptions with trusted documents enforced', () => {
     expect(byId.events[0].data?.reservations?.nodes[0]).toMatchObject({ id: reservationIdOf(A_TOKEN), __typename: 'Reservation' });
     expect(text.error).toEqual([expect.objectContaining({ extensions: { code: 'PERSISTED_QUERY_NOT_IN_LIST' } })]);
     expect(unknown.error).toEqual([expect.objectContaining({ extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } })]);
+  });
+});
+
+describe('live subscriptions with a clients file', () => {
+  const KEYS = { acme: 'acme-live-key-1', frugal: 'frugal-live-key-2' };
+  let policed: Stack;
+
+  beforeAll(async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'tablegraph-live-clients-')), 'clients.yaml');
+    writeFileSync(
+      file,
+      `clients:
+  - name: acme
+    audience: partner
+    keySha256: ${sha256Hex(KEYS.acme)}
+  - name: frugal
+    audience: partner
+    keySha256: ${sha256Hex(KEYS.frugal)}
+    policy: { maxCost: 15 }
+`,
+    );
+    policed = await startStack({ env: { RESERVATION_BASE_URL: upstreams.reservation.url, POS_BASE_URL: upstreams.pos.url, LIVE_POLL_SECONDS: '0.1', CLIENTS_FILE: file } });
+  });
+
+  afterAll(async () => {
+    await disposeAll();
+    await policed.close();
+  });
+
+  const as = (headers: Record<string, string>) => {
+    const client = liveClient(policed.url, headers);
+    clients.push(client);
+    return subscribe(client, { date: DATE });
+  };
+
+  it('identifies the client from connection_init as from HTTP headers, and applies its policy at subscribe', async () => {
+    const nobody = as(LA_TERRAZZA);
+    const stranger = as({ ...LA_TERRAZZA, 'X-Api-Key': 'not-a-known-key' });
+    const frugal = as({ ...LA_TERRAZZA, 'X-Api-Key': KEYS.frugal });
+    const acme = as({ ...LA_TERRAZZA, 'X-Api-Key': KEYS.acme });
+    expect(await eventually(() => [nobody, stranger, frugal].every((s) => s.error !== undefined) && acme.events.length === 1)).toBe(true);
+    expect(nobody.error).toEqual([expect.objectContaining({ extensions: { code: 'UNAUTHENTICATED' } })]);
+    expect(stranger.error).toEqual([expect.objectContaining({ message: 'The X-Api-Key is not known', extensions: { code: 'UNAUTHENTICATED' } })]);
+    expect(frugal.error).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'COST_ESTIMATED_TOO_EXPENSIVE' }) })]);
+    acme.unsubscribe();
+    const ended = async () => policed.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'live subscription ended');
+    expect(await eventually(async () => (await ended()) !== undefined)).toBe(true);
+    expect(await ended()).toMatchObject({ client: 'acme', clientAudience: 'partner', events: 1 });
   });
 });
