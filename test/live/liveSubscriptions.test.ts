@@ -1,4 +1,5 @@
-import { ApolloClient, InMemoryCache, gql } from '@apollo/client';
+import { ApolloClient, ApolloLink, HttpLink, InMemoryCache, gql } from '@apollo/client';
+import { getMainDefinition } from '@apollo/client/utilities';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import WebSocket from 'ws';
 import { eventually } from '../support/gatewayProcess';
@@ -175,10 +176,18 @@ describe('live subscriptions', () => {
     expect(query.error).toEqual([expect.objectContaining({ extensions: { code: 'BAD_REQUEST' } })]);
   });
 
-  it("serves Apollo Client's GraphQLWsLink", async () => {
-    const wsClient = createClient({ url: `${stack.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: LA_TERRAZZA, retryAttempts: 0 });
+  it("serves Apollo Client's GraphQLWsLink, split from its HttpLink as docs/clients.md shows", async () => {
+    const wsClient = createClient({ url: `${stack.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: () => LA_TERRAZZA, retryAttempts: 0 });
     clients.push(wsClient);
-    const apollo = new ApolloClient({ link: new GraphQLWsLink(wsClient), cache: new InMemoryCache() });
+    const link = ApolloLink.split(
+      ({ query }) => {
+        const definition = getMainDefinition(query);
+        return definition.kind === 'OperationDefinition' && definition.operation === 'subscription';
+      },
+      new GraphQLWsLink(wsClient),
+      new HttpLink({ uri: `${stack.url}/graphql`, headers: LA_TERRAZZA }),
+    );
+    const apollo = new ApolloClient({ link, cache: new InMemoryCache() });
     const first = await new Promise<unknown>((resolve, reject) => {
       const subscription = apollo.subscribe({ query: gql(LIVE_DAY), variables: { date: DATE } }).subscribe({
         next: (result) => {
@@ -189,6 +198,9 @@ describe('live subscriptions', () => {
       });
     });
     expect(first).toMatchObject({ reservations: { nodes: [{ id: reservationIdOf(A_TOKEN), status: 'confirmed' }] } });
+    const viaHttp = await apollo.query({ query: gql(`query Day($date: Date!) { reservations(date: $date) { nodes { id } } }`), variables: { date: DATE } });
+    expect(viaHttp.data).toMatchObject({ reservations: { nodes: [{ id: reservationIdOf(A_TOKEN) }] } });
+    expect(upstreams.reservation.requests.some((r) => r.url.includes('per_page=50'))).toBe(true);
     apollo.stop();
   });
 });
