@@ -5,6 +5,7 @@ import WebSocket from 'ws';
 import { eventually } from '../support/gatewayProcess';
 import { LIVE_DAY, liveClient, reservationIdOf, startLiveUpstreams, subscribe, type LiveSubscription, type LiveUpstreams } from '../support/liveClient';
 import { BISTRO_NORD, LA_TERRAZZA, startStack, type Stack } from '../support/stack';
+import { Kind, OperationTypeNode } from 'graphql';
 import { createClient } from 'graphql-ws';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -182,7 +183,7 @@ describe('live subscriptions', () => {
     const link = ApolloLink.split(
       ({ query }) => {
         const definition = getMainDefinition(query);
-        return definition.kind === 'OperationDefinition' && definition.operation === 'subscription';
+        return definition.kind === Kind.OPERATION_DEFINITION && definition.operation === OperationTypeNode.SUBSCRIPTION;
       },
       new GraphQLWsLink(wsClient),
       new HttpLink({ uri: `${stack.url}/graphql`, headers: LA_TERRAZZA }),
