@@ -7,7 +7,6 @@ import {
   Kind,
   OperationTypeNode,
   parse,
-  print,
   specifiedRules,
   validate,
   type DocumentNode,
@@ -71,6 +70,9 @@ export interface LiveServer {
   close(): Promise<void>;
 }
 
+/** Documents kept parsed and validated; past it the oldest goes. */
+const PREPARED_DOCUMENTS = 200;
+
 /** One admitted subscription, handed from `onSubscribe` to `subscribe` as the execution's context value. */
 class LiveTicket {
   subscriber?: LiveSubscriber;
@@ -99,21 +101,32 @@ export function liveServer(options: LiveServerOptions): LiveServer {
   // Per connection: its subscriptions by id, admitted or being admitted.
   const open = new WeakMap<object, Map<string, LiveTicket | undefined>>();
 
+  // Parsed and validated documents by text: screens subscribe with the same few documents, often all at once.
+  const prepared = new Map<string, DocumentNode | readonly GraphQLError[]>();
+  function prepare(text: string): DocumentNode | readonly GraphQLError[] {
+    let found = prepared.get(text);
+    if (found) return found;
+    try {
+      const document = parse(text, options.parseOptions);
+      const invalid = validate(schema, document, rules);
+      found = invalid.length > 0 ? invalid.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED', ...e.extensions } })) : document;
+    } catch (err) {
+      found = [err instanceof GraphQLError ? err : new GraphQLError('The document could not be parsed', { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })];
+    }
+    if (prepared.size >= PREPARED_DOCUMENTS) prepared.delete(prepared.keys().next().value!);
+    prepared.set(text, found);
+    return found;
+  }
+
   async function admit(headers: Record<string, string>, payload: SubscribePayload): Promise<LiveTicket | readonly GraphQLError[]> {
     const scope = await liveScope(options, headers, payload);
     if (!('request' in scope)) return scope;
-    let document: DocumentNode;
-    try {
-      document = parse(scope.query, options.parseOptions);
-    } catch (err) {
-      return [err instanceof GraphQLError ? err : new GraphQLError('The document could not be parsed', { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })];
-    }
+    const document = prepare(scope.query);
+    if (!('kind' in document)) return document;
     const operation = getOperationAST(document, payload.operationName);
     if (operation?.operation !== OperationTypeNode.SUBSCRIPTION) {
       return [new GraphQLError('Send queries and mutations over HTTP; the WebSocket carries subscriptions only', { extensions: { code: 'BAD_REQUEST' } })];
     }
-    const invalid = validate(schema, document, rules);
-    if (invalid.length > 0) return invalid.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED', ...e.extensions } }));
     const query = asQuery(document, operation);
     const variables = getVariableValues(schema, query.operation.variableDefinitions ?? [], payload.variables ?? {});
     if (variables.errors) return variables.errors.map((e) => new GraphQLError(e.message, { extensions: { code: ErrorCode.BAD_USER_INPUT } }));
@@ -132,9 +145,8 @@ export function liveServer(options: LiveServerOptions): LiveServer {
       options.cost.admitted(scope.client, estimate);
     }
     const header = scope.request.header;
-    const text = print(query.document);
     // Credentials, document and variables: the subscribers that may share one read. Hashes only.
-    const key = sha256Hex(`${callerHash(header)}\n${sha256Hex(text)}\n${canonicalJson(variables.coerced)}`);
+    const key = sha256Hex(`${callerHash(header)}\n${sha256Hex(`${operation.name?.value ?? ''}\n${scope.query}`)}\n${canonicalJson(variables.coerced)}`);
     const run = async (): Promise<PollRun> => {
       const contextValue = options.context({ header, requestId: randomUUID() });
       const result = await execute({ schema, document: query.document, variableValues: variables.coerced, contextValue });
