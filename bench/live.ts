@@ -134,7 +134,7 @@ async function main(): Promise<void> {
   await until(() => events.every((t) => t.length >= 2), 30_000, 'every change event');
   const latencies = events.map((t) => t[1] - changed).sort((a, b) => a - b);
 
-  await Promise.all(clients.map((c) => c.dispose()));
+  await Promise.all(clients.map(async (c) => c.dispose()));
   await stopProcess(gateway.process);
   await upstream.close();
 
