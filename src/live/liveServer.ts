@@ -70,6 +70,9 @@ export interface LiveServer {
   close(): Promise<void>;
 }
 
+/** How long clients have to answer the close frame (1001) before their sockets are cut. */
+const CLOSE_GRACE_MS = 1000;
+
 /** Documents kept parsed and validated; past it the oldest goes. */
 const PREPARED_DOCUMENTS = 200;
 
@@ -221,7 +224,12 @@ export function liveServer(options: LiveServerOptions): LiveServer {
       return polls.size;
     },
     async close() {
+      // A client that never answers the close frame would hold the shutdown for ws's 30 s close timeout.
+      const grace = setTimeout(() => {
+        for (const socket of wss.clients) socket.terminate();
+      }, CLOSE_GRACE_MS);
       await cleanup.dispose();
+      clearTimeout(grace);
       polls.close();
     },
   };

@@ -58,11 +58,12 @@ export function redisCoordinator(options: RedisCoordinatorOptions): LiveCoordina
       await redis.client.eval(RELEASE, 1, lease(key), replica);
     },
     async share(key, event, changed) {
+      const text = JSON.stringify({ from: replica, event } satisfies Message);
       if (!changed) {
-        await redis.client.pexpire(last(key), keepMs);
+        // Kept alive; written again when it went missing (Redis restarted), so another replica's first event comes.
+        if ((await redis.client.pexpire(last(key), keepMs)) === 0) await redis.client.set(last(key), text, 'PX', keepMs);
         return;
       }
-      const text = JSON.stringify({ from: replica, event } satisfies Message);
       const pipeline = redis.client.multi();
       // A final event (credentials refused) is not kept: the next subscriber's poll reads again.
       if (event.final) pipeline.del(last(key));
