@@ -16,6 +16,7 @@ import type { Logger } from './logger';
 import type { GatewayMetrics } from './observability/metrics';
 import { CompiledOperations } from './execution/compiledOperations';
 import { jitExecution } from './execution/jitExecution';
+import { subscriptionsOverHttpPlugin } from './live/subscriptionsOverHttpPlugin';
 import { RECORD_TYPES, resolvers } from './resolvers';
 import { buildExecutableSchema, loadTypeDefs } from './schema';
 import { PinnedDocumentStore, type DocumentValidation } from './trustedDocuments';
@@ -90,6 +91,7 @@ export function createExecution(options: ApolloServerOptions): Execution {
       ApolloServerPluginCacheControlDisabled(),
       ...documentRules.plugins,
       upstreamCallLimitPlugin({ maxCalls: limits.maxUpstreamCalls }),
+      subscriptionsOverHttpPlugin(),
       refusalStatusPlugin(),
       // Browsers get the gateway's own explorer (src/http/explorer) before Apollo; without this Apollo would add its
       // CDN landing page outside production.

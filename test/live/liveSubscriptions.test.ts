@@ -11,7 +11,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sha256Hex } from '../../src/sha256';
-import { MANIFEST_PATH, operation } from '../trustedDocuments/support';
+import { MANIFEST_PATH, operation, post } from '../trustedDocuments/support';
 
 const DATE = '2026-11-21';
 const A_TOKEN = LA_TERRAZZA['Reservation-Access-Token'];
@@ -177,6 +177,13 @@ describe('live subscriptions', () => {
     expect(query.error).toEqual([expect.objectContaining({ extensions: { code: 'BAD_REQUEST' } })]);
   });
 
+  it('refuses a subscription sent over HTTP', async () => {
+    const res = await stack.gql(LIVE_DAY, { date: DATE });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([expect.objectContaining({ extensions: { code: 'BAD_REQUEST' } })]);
+    expect(res.body.errors![0].message).toContain('WebSocket');
+  });
+
   it("serves Apollo Client's GraphQLWsLink, split from its HttpLink as docs/clients.md shows", async () => {
     const wsClient = createClient({ url: `${stack.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: () => LA_TERRAZZA, retryAttempts: 0 });
     clients.push(wsClient);
@@ -231,6 +238,12 @@ describe('live subscriptions with trusted documents enforced', () => {
     expect(byId.events[0].data?.reservations?.nodes[0]).toMatchObject({ id: reservationIdOf(A_TOKEN), __typename: 'Reservation' });
     expect(text.error).toEqual([expect.objectContaining({ extensions: { code: 'PERSISTED_QUERY_NOT_IN_LIST' } })]);
     expect(unknown.error).toEqual([expect.objectContaining({ extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } })]);
+  });
+
+  it('refuses the trusted subscription sent by id over HTTP', async () => {
+    const res = await post(enforced, { documentId: operation('LiveDayView').id, variables: { date: DATE } });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([expect.objectContaining({ extensions: { code: 'BAD_REQUEST' } })]);
   });
 });
 
