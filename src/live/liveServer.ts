@@ -114,7 +114,7 @@ export function liveServer(options: LiveServerOptions): LiveServer {
       const invalid = validate(schema, document, rules);
       found = invalid.length > 0 ? invalid.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED', ...e.extensions } })) : document;
     } catch (err) {
-      found = [err instanceof GraphQLError ? err : new GraphQLError('The document could not be parsed', { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })];
+      found = [new GraphQLError(err instanceof GraphQLError ? err.message : 'The document could not be parsed', { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })];
     }
     if (prepared.size >= PREPARED_DOCUMENTS) prepared.delete(prepared.keys().next().value!);
     prepared.set(text, found);
@@ -168,6 +168,7 @@ export function liveServer(options: LiveServerOptions): LiveServer {
         let mine = open.get(ctx);
         if (!mine) open.set(ctx, (mine = new Map<string, LiveTicket | undefined>()));
         if (mine.size >= maxPerConnection) {
+          logger.info({ operationName: payload.operationName ?? null, errorCodes: [ErrorCode.RATE_LIMITED] }, 'live subscription refused');
           return [
             new GraphQLError(`A connection may hold at most ${maxPerConnection} subscriptions (LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION); complete one first or open another connection`, {
               extensions: { code: ErrorCode.RATE_LIMITED },
@@ -181,6 +182,7 @@ export function liveServer(options: LiveServerOptions): LiveServer {
         });
         if (!(ticket instanceof LiveTicket)) {
           mine.delete(id);
+          logger.info({ operationName: payload.operationName ?? null, errorCodes: ticket.map((e) => (typeof e.extensions.code === 'string' ? e.extensions.code : 'GRAPHQL_VALIDATION_FAILED')) }, 'live subscription refused');
           return ticket;
         }
         mine.set(id, ticket);

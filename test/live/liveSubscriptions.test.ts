@@ -110,6 +110,8 @@ describe('live subscriptions', () => {
     expect(await eventually(() => eleventh.error !== undefined)).toBe(true);
     expect(eleventh.error).toEqual([expect.objectContaining({ extensions: { code: 'RATE_LIMITED' } })]);
     expect(held.every((s) => s.error === undefined && !s.completed)).toBe(true);
+    const refused = stack.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'live subscription refused');
+    expect(refused.at(-1)).toMatchObject({ errorCodes: ['RATE_LIMITED'] });
   });
 
   it('sends an upstream failure as an event with errors and stays open; the next good read sends data again', async () => {
