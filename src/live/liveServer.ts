@@ -112,7 +112,7 @@ export function liveServer(options: LiveServerOptions): LiveServer {
     try {
       const document = parse(text, options.parseOptions);
       const invalid = validate(schema, document, rules);
-      found = invalid.length > 0 ? invalid.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED', ...e.extensions } })) : document;
+      found = invalid.length > 0 ? invalid.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { ...e.extensions, code: 'GRAPHQL_VALIDATION_FAILED' } })) : document;
     } catch (err) {
       found = [new GraphQLError(err instanceof GraphQLError ? err.message : 'The document could not be parsed', { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })];
     }
@@ -196,6 +196,8 @@ export function liveServer(options: LiveServerOptions): LiveServer {
         // Events carry errors already formatted (as HTTP answers them): onNext sends them as they are.
         return ticket.subscriber as AsyncIterable<FormattedExecutionResult> as AsyncIterable<ExecutionResult>;
       },
+      // Refusals at subscribe are formatted as HTTP formats them (limits named as limits, unexpected errors masked).
+      onError: (_ctx, _id, _payload, errors) => errors.map((e) => options.formatError(e.toJSON(), e)),
       // Without this graphql-ws would call toJSON on each error, which a formatted error has not.
       onNext: (_ctx, _id, _payload, _args, result) => result as FormattedExecutionResult,
       onComplete(ctx, id) {

@@ -32,6 +32,7 @@ beforeAll(async () => {
       UPSTREAM_RETRIES: '0',
       // A day of 10 reservations with their checks is 11 calls; a page of 100 is over.
       MAX_UPSTREAM_CALLS: '60',
+      MAX_DEPTH: '5',
       BREAKER_CONSECUTIVE_FAILURES: '1000',
       BREAKER_MINIMUM_CALLS: '1000',
     },
@@ -177,6 +178,11 @@ describe('live subscriptions', () => {
     expect(await eventually(() => costly.error !== undefined && query.error !== undefined)).toBe(true);
     expect(costly.error).toEqual([expect.objectContaining({ message: expect.stringContaining('MAX_UPSTREAM_CALLS') })]);
     expect(query.error).toEqual([expect.objectContaining({ extensions: { code: 'BAD_REQUEST' } })]);
+    const broken = subscribe(client, {}, 'subscription { reservations(');
+    const tooDeep = subscribe(client, { date: DATE }, `subscription($date: Date!) { reservations(date: $date) { nodes { customer { id } check { id customer { id accountDetail { checksCount } } } } } }`);
+    expect(await eventually(() => broken.error !== undefined && tooDeep.error !== undefined)).toBe(true);
+    expect(broken.error).toEqual([expect.objectContaining({ extensions: { code: 'GRAPHQL_PARSE_FAILED' } })]);
+    expect(tooDeep.error).toEqual([expect.objectContaining({ message: 'Query depth limit of 5 exceeded, found 6.', extensions: expect.objectContaining({ code: 'GRAPHQL_VALIDATION_FAILED' }) })]);
   });
 
   it('refuses a subscription sent over HTTP', async () => {
