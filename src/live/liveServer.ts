@@ -150,9 +150,10 @@ export function liveServer(options: LiveServerOptions): LiveServer {
     const header = scope.request.header;
     // Credentials, document and variables: the subscribers that may share one read. Hashes only.
     const key = sha256Hex(`${callerHash(header)}\n${sha256Hex(`${operation.name?.value ?? ''}\n${scope.query}`)}\n${canonicalJson(variables.coerced)}`);
+    const variableValues = payload.variables ?? {};
     const run = async (): Promise<PollRun> => {
       const contextValue = options.context({ header, requestId: randomUUID() });
-      const result = await execute({ schema, document: query.document, variableValues: variables.coerced, contextValue });
+      const result = await execute({ schema, document: query.document, variableValues, contextValue });
       const formatted: FormattedExecutionResult = { data: result.data };
       if (result.errors) formatted.errors = result.errors.map((e) => options.formatError(e.toJSON(), e));
       return { result: formatted, upstreamCalls: contextValue.upstreamCalls.length };
