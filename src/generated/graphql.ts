@@ -803,7 +803,10 @@ export type SalesChannel = {
  */
 export type Subscription = {
   __typename?: 'Subscription';
-  /** The reservations of one venue-local date as `Query.reservations` reads them (page 1), sent again on each change, checks included. */
+  /**
+   * The reservations of one venue-local date as `Query.reservations` reads them (page 1), sent again on each change,
+   * checks included. Each read is costed and limited as that query is.
+   */
   reservations?: Maybe<ReservationPage>;
 };
 

@@ -4,7 +4,6 @@ import {
   execute,
   getOperationAST,
   GraphQLError,
-  Kind,
   OperationTypeNode,
   parse,
   specifiedRules,
@@ -15,7 +14,6 @@ import {
   type FormattedExecutionResult,
   type GraphQLFormattedError,
   type GraphQLSchema,
-  type OperationDefinitionNode,
   type ParseOptions,
   type ValidationRule,
 } from 'graphql';
@@ -25,15 +23,14 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { ClientCostPolicy } from '../limits/clientCostLimit';
 import type { ContextRequest, GatewayContext } from '../context';
-import { callerHash } from '../credentials';
 import { ErrorCode } from '../errors/codes';
 import { estimateCost } from '../limits/costEstimate';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { RedisConnection } from '../redis/connection';
-import { sha256Hex } from '../sha256';
 import { LiveMetrics } from './liveMetrics';
 import { LivePolls, type LiveSubscriber, type PollRun } from './polls';
+import { asQuery, pollKey } from './pollQuery';
 import { redisCoordinator } from './redisCoordinator';
 import { headersOf, liveScope, type LiveScope, type LiveScopeOptions } from './scope';
 
@@ -148,8 +145,7 @@ export function liveServer(options: LiveServerOptions): LiveServer {
       options.cost.admitted(scope.client, estimate);
     }
     const header = scope.request.header;
-    // Credentials, document and variables: the subscribers that may share one read. Hashes only.
-    const key = sha256Hex(`${callerHash(header)}\n${sha256Hex(`${operation.name?.value ?? ''}\n${scope.query}`)}\n${canonicalJson(variables.coerced)}`);
+    const key = pollKey(header, scope.query, operation, variables.coerced);
     const variableValues = payload.variables ?? {};
     const run = async (): Promise<PollRun> => {
       const contextValue = options.context({ header, requestId: randomUUID() });
@@ -238,24 +234,4 @@ export function liveServer(options: LiveServerOptions): LiveServer {
       polls.close();
     },
   };
-}
-
-/** The subscription's selection as a query operation over the same root field (Query.reservations): what a poll runs. */
-function asQuery(document: DocumentNode, subscription: OperationDefinitionNode): { document: DocumentNode; operation: OperationDefinitionNode } {
-  const operation: OperationDefinitionNode = { ...subscription, operation: OperationTypeNode.QUERY };
-  const definitions = document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION);
-  return { document: { kind: Kind.DOCUMENT, definitions: [operation, ...definitions] }, operation };
-}
-
-/** JSON with object keys sorted, so equal variables give equal keys whatever order the client wrote them in. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
