@@ -1,7 +1,7 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { InMemoryLRUCache, type KeyValueCache } from '@apollo/utils.keyvaluecache';
-import type { DocumentNode, GraphQLSchema } from 'graphql';
+import type { DocumentNode, GraphQLSchema, ParseOptions, ValidationRule } from 'graphql';
 import type { Config } from './config';
 import type { GatewayContext } from './context';
 import { createFormatError } from './errors/formatError';
@@ -16,6 +16,7 @@ import type { Logger } from './logger';
 import type { GatewayMetrics } from './observability/metrics';
 import { CompiledOperations } from './execution/compiledOperations';
 import { jitExecution } from './execution/jitExecution';
+import { subscriptionsOverHttpPlugin } from './live/subscriptionsOverHttpPlugin';
 import { RECORD_TYPES, resolvers } from './resolvers';
 import { buildExecutableSchema, loadTypeDefs } from './schema';
 import { PinnedDocumentStore, type DocumentValidation } from './trustedDocuments';
@@ -47,6 +48,8 @@ export interface Execution {
   compiled: CompiledOperations | undefined;
   /** The `formatError` Apollo formats every error with. */
   formatError: ReturnType<typeof createFormatError>;
+  /** The parse options and validation rules every request's document gets (the document limits), for subscriptions. */
+  documentRules: { parseOptions: ParseOptions; validationRules: ValidationRule[] };
 }
 
 /** The Apollo server: schema and execution, document limits, APQ, error formatting and the observability plugins. */
@@ -88,6 +91,7 @@ export function createExecution(options: ApolloServerOptions): Execution {
       ApolloServerPluginCacheControlDisabled(),
       ...documentRules.plugins,
       upstreamCallLimitPlugin({ maxCalls: limits.maxUpstreamCalls }),
+      subscriptionsOverHttpPlugin(),
       refusalStatusPlugin(),
       // Browsers get the gateway's own explorer (src/http/explorer) before Apollo; without this Apollo would add its
       // CDN landing page outside production.
@@ -98,5 +102,5 @@ export function createExecution(options: ApolloServerOptions): Execution {
       ...(options.plugins ?? []),
     ],
   });
-  return { apollo, schema, compiled, formatError };
+  return { apollo, schema, compiled, formatError, documentRules: { parseOptions: documentRules.parseOptions, validationRules } };
 }

@@ -13,6 +13,7 @@ import { ServerLifecycle, type LifecycleState } from './http/lifecycle';
 import { opsRoutes } from './http/opsRoutes';
 import { errorBody, sendJson } from './http/send';
 import { idempotencyFromConfig } from './idempotency';
+import { liveServer } from './live/liveServer';
 import type { Logger } from './logger';
 import { UpstreamDeviations } from './observability/deviations';
 import { GatewayMetrics } from './observability/metrics';
@@ -85,6 +86,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const { apollo } = execution;
   const context = (request: GraphqlRequest) =>
     Promise.resolve(createContext({ config, logger, upstreams, metrics, deviations, sharedReads }, clients ? { ...request, client: clients.stateOf(request) } : request));
+  // Outermost first. The client step first: identity and budgets before any other work, on the body as the client
+  // sent it. Then trusted documents, which turn ids into their text; then, for clients bound to trusted documents,
+  // the check that every operation came by a manifest id (not an APQ hash). Subscriptions pass these too.
+  const admission = [...(clients ? [clients.step] : []), ...(trusted ? [trusted.step] : []), ...(clients ? [clients.trustedOnlyStep] : [])];
 
   const lifecycle = new ServerLifecycle();
   const graphql = graphqlRoute({
@@ -104,11 +109,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
           clients,
         })
       : undefined,
-    // Outermost first. The client step first: identity and budgets before any other work, on the body as the client
-    // sent it. Then trusted documents, which turn ids into their text; then, for clients bound to trusted documents,
-    // the check that every operation came by a manifest id (not an APQ hash). Then idempotency, which so sees every
-    // mutation's text, however it was named.
-    steps: [...(clients ? [clients.step] : []), ...(trusted ? [trusted.step] : []), ...(clients ? [clients.trustedOnlyStep] : []), idempotencyFromConfig({ config, logger, metrics, redis, persistedQueries })],
+    // Then idempotency, which so sees every mutation's text, however it was named.
+    steps: [...admission, idempotencyFromConfig({ config, logger, metrics, redis, persistedQueries })],
   });
   const explorer = explorerRoute({ ...deps.explorer, enabled: config.env !== 'production' });
   const server = createServer((req, res) => {
@@ -121,6 +123,24 @@ export function createGateway(deps: GatewayDeps): Gateway {
     });
   });
   limitConnections(server, config.connectionLimits);
+  const live = liveServer({
+    server,
+    schema: execution.schema,
+    ...execution.documentRules,
+    formatError: execution.formatError,
+    maxUpstreamCalls: limits.maxUpstreamCalls,
+    maxSubscriptionsPerConnection: config.live.maxSubscriptionsPerConnection,
+    pollMs: config.live.pollMs,
+    maxPayloadBytes: limits.maxBodyBytes,
+    steps: admission,
+    stateOf: clients ? (request) => clients.stateOf(request) : undefined,
+    cost: clients?.cost,
+    // A fresh context per read, as for one HTTP request: the breaker, budgets and field errors apply.
+    context: (request) => createContext({ config, logger, upstreams, metrics, deviations, sharedReads }, request),
+    redis,
+    logger,
+    metrics,
+  });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://gateway.invalid');
@@ -148,7 +168,11 @@ export function createGateway(deps: GatewayDeps): Gateway {
       lifecycle.markDraining();
     },
     async stop() {
-      const { cut } = await lifecycle.drain(server, config.drainTimeoutMs);
+      const drained = lifecycle.drain(server, config.drainTimeoutMs);
+      // WebSockets hold the listener open: they close with 1001 once the HTTP requests in flight have finished.
+      await lifecycle.idle();
+      await live.close();
+      const { cut } = await drained;
       if (cut > 0) logger.warn({ requests: cut, drainTimeoutMs: config.drainTimeoutMs }, 'drain timeout passed: cut the requests still in flight');
       await apollo.stop();
       await Promise.all([upstreams.reservation.close(), upstreams.pos.close(), redis?.close()]);
