@@ -10,6 +10,8 @@ import { sha256Hex } from '../src/sha256';
 import { Check } from '../src/upstreams/pos/dto';
 import { trustedDocumentsStep } from '../src/trustedDocuments';
 import type { GraphqlRequest } from '../src/http/graphqlRoute';
+import { operationsOfBody } from '../src/http/operationRequests';
+import { createRequestRecord } from '../src/http/requestRecord';
 import { UpstreamRecord } from '../src/upstreams/record';
 import { documentId, OPERATIONS, requestBody } from './operations';
 import { benchNow } from './scenarios';
@@ -75,8 +77,8 @@ async function main(): Promise<void> {
   await time('S1 document: parse + validate (a document-store miss)', () => validate(schema, parse(OPERATIONS.S1.query), specifiedRules));
   await time("S1 document: SHA-256 of its text (Apollo's store key)", () => sha256Hex(OPERATIONS.S1.query));
   const step = trustedDocumentsStep({ operations: new Map([[id, { id, name: 'BenchCheck', type: 'query', body: OPERATIONS.S1.query, source: 'bench' }]]) });
-  const respond = () => Promise.resolve({ status: 200, headers: new Map<string, string>(), body: '', reachedPlugins: true });
-  const through = (body: string) => () => step({ method: 'POST', body: JSON.parse(body) as unknown, logFields: {} } as GraphqlRequest, respond);
+  const respond = () => Promise.resolve({ status: 200, headers: new Map<string, string>(), body: '' });
+  const through = (body: string) => () => step({ method: 'POST', read: operationsOfBody(JSON.parse(body) as unknown), record: createRequestRecord('bench') } as GraphqlRequest, respond);
   await time('trusted documents step, S1 by id (JSON body parse, lookup, rewrite)', through(requestBody('S1id', variables)));
   await time('trusted documents step, S1 as text (JSON body parse, hash, log fields)', through(requestBody('S1', variables)));
 }

@@ -5,15 +5,12 @@ import type { DocumentNode, GraphQLSchema, ParseOptions, ValidationRule } from '
 import type { Config } from './config';
 import type { GatewayContext } from './context';
 import { createFormatError } from './errors/formatError';
-import { metricsPlugin } from './observability/plugins/metricsPlugin';
 import { refusalStatusPlugin } from './http/refusalStatusPlugin';
-import { requestLogPlugin } from './http/requestLogPlugin';
-import { tracingPlugin } from './observability/plugins/tracingPlugin';
+import { recordPlugin } from './observability/plugins/recordPlugin';
 import { documentLimits } from './limits/documentLimits';
 import { introspectionOff } from './limits/introspection';
-import { upstreamCallLimitPlugin } from './limits/upstreamCallLimit';
+import { costLimitPlugin, type ClientCostPolicy } from './limits/costLimit';
 import type { Logger } from './logger';
-import type { GatewayMetrics } from './observability/metrics';
 import { CompiledOperations } from './execution/compiledOperations';
 import { jitExecution } from './execution/jitExecution';
 import { subscriptionsOverHttpPlugin } from './live/subscriptionsOverHttpPlugin';
@@ -24,10 +21,11 @@ import { PinnedDocumentStore, type DocumentValidation } from './trustedDocuments
 export interface ApolloServerOptions {
   config: Config;
   logger: Logger;
-  metrics: GatewayMetrics;
   /** Automatic persisted queries: query texts by hash (src/apq/cache.ts). */
   persistedQueries: KeyValueCache<string>;
-  /** Plugins of the policies that work inside execution, added after the gateway's own. */
+  /** The client cost policy (src/clients), when a clients file is loaded. */
+  clientCost?: ClientCostPolicy;
+  /** More plugins, added after the gateway's own. */
   plugins?: ApolloServerPlugin<GatewayContext>[];
   /**
    * Documents to parse and validate once, at start, with the rules requests get, and keep in the document store for
@@ -54,7 +52,7 @@ export interface Execution {
 
 /** The Apollo server: schema and execution, document limits, APQ, error formatting and the observability plugins. */
 export function createExecution(options: ApolloServerOptions): Execution {
-  const { config, logger, metrics } = options;
+  const { config, logger } = options;
   const production = config.env === 'production';
   const { limits } = config;
   const documentRules = documentLimits({ limits, blockFieldSuggestion: production });
@@ -64,11 +62,11 @@ export function createExecution(options: ApolloServerOptions): Execution {
   const recent = new InMemoryLRUCache<DocumentNode>({ maxSize: config.execution.documentCacheMaxBytes, sizeCalculation: (document) => InMemoryLRUCache.sizeCalculation(document) });
   // The same rules for every request and, once at start, for the trusted documents.
   const validationRules = [...documentRules.validationRules, ...(config.introspection ? [] : [introspectionOff])];
+  const formatError = createFormatError(logger);
   const pinned = options.pinDocuments?.({ schema, validationRules, parseOptions: documentRules.parseOptions });
   const compiled = config.execution.compiledPath ? new CompiledOperations(schema) : undefined;
   // Compiled at start, like their parse and validation; the text is the one their id is the SHA-256 of.
   if (compiled && pinned) for (const document of pinned.values()) if (document.loc) compiled.addTrusted(document.loc.source.body, document);
-  const formatError = createFormatError(logger);
   const apollo = new ApolloServer<GatewayContext>({
     gateway: jitExecution(schema, config.execution, compiled),
     documentStore: pinned ? new PinnedDocumentStore(pinned, recent) : recent,
@@ -90,15 +88,13 @@ export function createExecution(options: ApolloServerOptions): Execution {
       // plugin would still wrap every field's resolver.
       ApolloServerPluginCacheControlDisabled(),
       ...documentRules.plugins,
-      upstreamCallLimitPlugin({ maxCalls: limits.maxUpstreamCalls }),
+      costLimitPlugin({ maxUpstreamCalls: limits.maxUpstreamCalls, maxCost: limits.maxCost }, options.clientCost),
       subscriptionsOverHttpPlugin(),
       refusalStatusPlugin(),
       // Browsers get the gateway's own explorer (src/http/explorer) before Apollo; without this Apollo would add its
       // CDN landing page outside production.
       ApolloServerPluginLandingPageDisabled(),
-      requestLogPlugin(),
-      metricsPlugin(metrics),
-      tracingPlugin(),
+      recordPlugin(),
       ...(options.plugins ?? []),
     ],
   });

@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type DataLoader from 'dataloader';
-import type { ClientRequestState } from './clients/state';
+import type { ExecutionResult } from 'graphql';
 import type { Config } from './config';
 import { ServiceCredentials } from './credentials';
+import { createRequestRecord, type RequestRecord } from './http/requestRecord';
 import { checkById } from './loaders/checkById';
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './observability/metrics';
@@ -29,19 +29,12 @@ export interface GatewayContext {
   reservation: ReservationClient;
   pos: PosClient;
   loaders: { checkById: DataLoader<string, CheckRecord> };
-  /** Every upstream call this request made, for its log line and tests. */
+  /** Every upstream call this request made (the record's list), for its log line and tests. */
   upstreamCalls: UpstreamCallRecord[];
-  /** What the HTTP-layer policies add to the request's log line (src/http/graphqlRoute.ts). */
-  logFields: Readonly<Record<string, string>>;
-  /** The calling client and its policy (src/clients), when a clients file is loaded. */
-  client?: ClientRequestState;
-}
-
-/** A request id from the client is kept only when it is well-formed; otherwise one is made. */
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-export function requestIdFrom(header: string | undefined): string {
-  return header && REQUEST_ID.test(header) ? header : randomUUID();
+  /** The request's record (src/http/requestRecord.ts): its client, cost, outcome. */
+  record: RequestRecord;
+  /** A result the compiled executor made, with errors, for Apollo to format (src/execution/compiledPath.ts). */
+  compiledResult?: ExecutionResult;
 }
 
 export interface ContextDeps {
@@ -56,16 +49,12 @@ export interface ContextDeps {
   sharedReads?: SharedReads;
 }
 
-/** What the context needs of the HTTP request. */
+/** What the context needs of the request: its headers, and its record (a new one in unit tests). */
 export interface ContextRequest {
   header: (lowerName: string) => string | undefined;
-  requestId: string;
-  /** The request's log-line fields, shared with the HTTP layer; none in unit tests. */
-  logFields?: Readonly<Record<string, string>>;
-  /** The calling client, when a clients file is loaded. */
-  client?: ClientRequestState;
-  /** Where the HTTP layer collects the calls of the whole HTTP request; none in unit tests. */
-  upstreamCalls?: UpstreamCallRecord[];
+  record?: RequestRecord;
+  /** Only without a record: the request id. */
+  requestId?: string;
 }
 
 /**
@@ -73,16 +62,16 @@ export interface ContextRequest {
  * loaders are new objects, so nothing can leak between concurrent requests.
  */
 export function createContext(deps: ContextDeps, request: ContextRequest): GatewayContext {
-  // The HTTP layer's own list when it keeps one (idempotency reads it), so each call is recorded once.
-  const upstreamCalls: UpstreamCallRecord[] = request.upstreamCalls ?? [];
+  const record = request.record ?? createRequestRecord(request.requestId);
+  const { requestId, upstreamCalls } = record;
   const signal = AbortSignal.timeout(deps.config.requestTimeoutMs);
   // Every upstream call of the request listens on this one signal (a day's list makes 31): no leak to warn of.
   setMaxListeners(0, signal);
   // W3C trace context: one per request when tracing is off; when on, each call's span is injected by the transport.
-  const gatewayHeaders = { 'x-request-id': request.requestId, ...requestTraceHeaders(request.header) };
+  const gatewayHeaders = { 'x-request-id': requestId, ...requestTraceHeaders(request.header) };
   const scope: CallScope = {
     headers: () => gatewayHeaders,
-    requestId: request.requestId,
+    requestId,
     record: (r) => upstreamCalls.push(r),
     // One budget for the whole request, shared by every upstream call and retry it makes.
     deadline: Date.now() + deps.config.requestTimeoutMs,
@@ -95,13 +84,12 @@ export function createContext(deps: ContextDeps, request: ContextRequest): Gatew
   const reservation = new ReservationClient(deps.upstreams.reservation, ServiceCredentials.from('reservation', request.header), scope);
   const pos = new PosClient(deps.upstreams.pos, ServiceCredentials.from('pos', request.header), scope, deps.config.posTimestampUnit);
   return {
-    logger: deps.logger.child({ requestId: request.requestId }),
-    requestId: request.requestId,
+    logger: deps.logger.child({ requestId }),
+    requestId,
     reservation,
     pos,
     loaders: { checkById: checkById(pos, deps.config.checkLoaderConcurrency, (size) => deps.metrics?.observeLoaderBatch('checkById', size)) },
     upstreamCalls,
-    logFields: request.logFields ?? {},
-    client: request.client,
+    record,
   };
 }

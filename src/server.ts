@@ -1,7 +1,7 @@
 import type { ApolloServer } from '@apollo/server';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createExecution } from './apolloServer';
-import { createPersistedQueryCache } from './apq/cache';
+import { createPersistedQueryCache, persistedQueriesStep } from './apq/cache';
 import { createClientPolicies } from './clients';
 import type { Config } from './config';
 import { createContext, type GatewayContext, type Upstreams } from './context';
@@ -82,14 +82,20 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const clients = createClientPolicies(config, { metrics, redis });
   // Trusted documents are read and validated here, so a bad manifest stops the start naming the operation.
   const trusted = createTrustedDocuments({ ...config.trustedDocuments, metrics });
-  const execution = createExecution({ config, logger, metrics, persistedQueries, plugins: clients ? [clients.plugin] : [], pinDocuments: trusted?.pin });
+  const execution = createExecution({ config, logger, persistedQueries, clientCost: clients?.cost, pinDocuments: trusted?.pin });
   const { apollo } = execution;
-  const context = (request: GraphqlRequest) =>
-    Promise.resolve(createContext({ config, logger, upstreams, metrics, deviations, sharedReads }, clients ? { ...request, client: clients.stateOf(request) } : request));
-  // Outermost first. The client step first: identity and budgets before any other work, on the body as the client
-  // sent it. Then trusted documents, which turn ids into their text; then, for clients bound to trusted documents,
-  // the check that every operation came by a manifest id (not an APQ hash). Subscriptions pass these too.
-  const admission = [...(clients ? [clients.step] : []), ...(trusted ? [trusted.step] : []), ...(clients ? [clients.trustedOnlyStep] : [])];
+  const contextDeps = { config, logger, upstreams, metrics, deviations, sharedReads };
+  const context = (request: GraphqlRequest) => Promise.resolve(createContext(contextDeps, request));
+  // Outermost first. The client step first: identity and budgets before any other work, on the request as the
+  // client sent it. Then trusted documents, which turn ids into their text; then, for clients bound to trusted
+  // documents, the check that every operation came by a manifest id (not an APQ hash); then the APQ hashes turned
+  // into their text. Subscriptions pass these too (src/live/scope.ts).
+  const admission = [
+    ...(clients ? [clients.step] : []),
+    ...(trusted ? [trusted.step] : []),
+    ...(clients ? [clients.trustedOnlyStep] : []),
+    persistedQueriesStep(persistedQueries),
+  ];
 
   const lifecycle = new ServerLifecycle();
   const graphql = graphqlRoute({
@@ -102,19 +108,17 @@ export function createGateway(deps: GatewayDeps): Gateway {
     compiled: execution.compiled
       ? compiledPath({
           operations: execution.compiled,
-          formatError: execution.formatError,
-          maxUpstreamCalls: limits.maxUpstreamCalls,
-          metrics,
-          context,
+          limits: { maxUpstreamCalls: limits.maxUpstreamCalls, maxCost: limits.maxCost },
           clients,
         })
       : undefined,
     // Then idempotency, which so sees every mutation's text, however it was named.
-    steps: [...admission, idempotencyFromConfig({ config, logger, metrics, redis, persistedQueries })],
+    steps: [...admission, idempotencyFromConfig({ config, logger, metrics, redis })],
   });
   const explorer = explorerRoute({ ...deps.explorer, enabled: config.env !== 'production' });
   const server = createServer((req, res) => {
     lifecycle.track(res);
+    // The /graphql route records and answers its own failures; what reaches here failed outside it.
     route(req, res).catch((err: unknown) => {
       if (cutWhileArriving(req, err)) return logger.debug('connection closed before its request arrived');
       logger.error({ err }, 'request handling failed');
@@ -132,11 +136,11 @@ export function createGateway(deps: GatewayDeps): Gateway {
     maxSubscriptionsPerConnection: config.live.maxSubscriptionsPerConnection,
     pollMs: config.live.pollMs,
     maxPayloadBytes: limits.maxBodyBytes,
+    maxCost: limits.maxCost,
     steps: admission,
-    stateOf: clients ? (request) => clients.stateOf(request) : undefined,
     cost: clients?.cost,
-    // A fresh context per read, as for one HTTP request: the breaker, budgets and field errors apply.
-    context: (request) => createContext({ config, logger, upstreams, metrics, deviations, sharedReads }, request),
+    // A fresh context per read, as for one HTTP request: the breaker, budgets, field errors and shared reads apply.
+    context: (request) => createContext(contextDeps, request),
     redis,
     logger,
     metrics,

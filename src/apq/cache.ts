@@ -1,5 +1,6 @@
 import { ErrorsAreMissesCache, InMemoryLRUCache, type KeyValueCache, type KeyValueCacheSetOptions } from '@apollo/utils.keyvaluecache';
 import type Redis from 'ioredis';
+import { refusal, type GraphqlResponse, type GraphqlStep } from '../http/graphqlRoute';
 import type { RedisConnection } from '../redis/connection';
 
 export interface PersistedQueryCacheOptions {
@@ -66,4 +67,33 @@ class TieredCache implements KeyValueCache<string> {
   async delete(key: string): Promise<boolean | void> {
     await Promise.all([this.local.delete(key), this.shared.delete(key).catch(() => undefined)]);
   }
+}
+
+/** Apollo Server's key prefix in the persisted query cache (APQ_CACHE_PREFIX in its request pipeline). */
+const APQ_PREFIX = 'apq:';
+
+/**
+ * Resolves every operation named by an APQ hash alone to its registered text, once per request, before any later
+ * step (idempotency) reads the document: Apollo then gets the text, so what runs is what the steps judged. A hash
+ * this replica cannot find is left to Apollo, which answers PERSISTED_QUERY_NOT_FOUND. After the trusted-documents
+ * step, whose ids are resolved already.
+ */
+export function persistedQueriesStep(cache: KeyValueCache<string>): GraphqlStep {
+  return async (request, next) => {
+    const named = request.read.operations.filter((op) => op.wellFormed && !op.resolvedBy && op.ask.kind === 'id' && op.ask.via === 'persistedQuery');
+    await Promise.all(
+      named.map(async (op) => {
+        const text = op.ask.kind === 'id' ? await cache.get(APQ_PREFIX + op.ask.id) : undefined;
+        if (text === undefined) return;
+        op.query = text;
+        op.resolvedBy = 'apq';
+      }),
+    );
+    return next();
+  };
+}
+
+/** Apollo's answer to a persisted-query hash it cannot find: 200, so Apollo Client's links read the code and send the text. */
+export function persistedQueryNotFound(): GraphqlResponse {
+  return refusal(200, 'PERSISTED_QUERY_NOT_FOUND', 'PersistedQueryNotFound', { 'cache-control': 'private, no-cache, must-revalidate' });
 }

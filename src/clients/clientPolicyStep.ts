@@ -1,12 +1,11 @@
-import { refusal, type GraphqlRequest, type GraphqlStep } from '../http/graphqlRoute';
-import { servedByTrustedId } from '../trustedDocuments';
+import { refusal, type GraphqlStep } from '../http/graphqlRoute';
+import type { ClientRecord } from '../http/requestRecord';
 import { ErrorCode } from '../errors/codes';
 import type { ClientBudgets } from './budgets';
 import type { ClientMetrics } from './clientMetrics';
 import type { ClientsDirectory } from './clientsFile';
 import { clientVersionOf, identify } from './identify';
 import { rateLimitHeaders } from './rateLimitHeaders';
-import type { ClientRequestState } from './state';
 
 export interface ClientPolicyStepOptions {
   /** The validated clients file (CLIENTS_FILE). */
@@ -14,8 +13,6 @@ export interface ClientPolicyStepOptions {
   /** Every client's request and upstream-call budgets (shared through Redis when REDIS_URL is set). */
   budgets: ClientBudgets;
   metrics: ClientMetrics;
-  /** Where the step leaves each admitted request's state for the context (and so the cost plugin). */
-  states: WeakMap<GraphqlRequest, ClientRequestState>;
 }
 
 /**
@@ -25,12 +22,13 @@ export interface ClientPolicyStepOptions {
  * bound to trusted documents are held to manifest ids further in (trustedDocumentsOnlyStep).
  */
 export function clientPolicyStep(options: ClientPolicyStepOptions): GraphqlStep {
-  const { directory, budgets, metrics, states } = options;
+  const { directory, budgets, metrics } = options;
   return async (request, next) => {
+    const { record } = request;
     const who = identify(directory, request.header);
     if (!who.known) {
-      request.logFields.client = who.reason === 'unknown_key' ? 'unknown' : 'anonymous';
-      metrics.decided(request.logFields.client, 'unauthenticated');
+      record.client = { name: who.reason === 'unknown_key' ? 'unknown' : 'anonymous' };
+      metrics.decided(record.client.name, 'unauthenticated');
       const message =
         who.reason === 'unknown_key'
           ? 'The X-Api-Key is not known'
@@ -38,10 +36,9 @@ export function clientPolicyStep(options: ClientPolicyStepOptions): GraphqlStep 
       return refusal(401, ErrorCode.UNAUTHENTICATED, message, { 'www-authenticate': 'ApiKey header="X-Api-Key"' });
     }
     const { client, budgetKey } = who;
-    request.logFields.client = client.name;
-    request.logFields.clientAudience = client.audience;
     const version = clientVersionOf(request.header);
-    if (version) request.logFields.clientVersion = version;
+    const state: ClientRecord = { name: client.name, audience: client.audience, ...(version ? { version } : {}), known: client };
+    record.client = state;
 
     const taken = await budgets.take(client, budgetKey);
     const headers = rateLimitHeaders(taken.quotas);
@@ -53,12 +50,11 @@ export function clientPolicyStep(options: ClientPolicyStepOptions): GraphqlStep 
         'retry-after': String(taken.retryAfterSeconds),
       });
     }
-    const state: ClientRequestState = { client, logFields: request.logFields, actualUpstreamCalls: 0 };
-    states.set(request, state);
     const response = await next();
+    const made = state.actualUpstreamCalls ?? 0;
     // Without upstream calls the budget stands where `take` read it: no second round trip to the store.
-    const calls = state.actualUpstreamCalls > 0 ? await budgets.charge(client, budgetKey, state.actualUpstreamCalls) : taken.quotas[1];
-    metrics.called(client.name, state.actualUpstreamCalls);
+    const calls = made > 0 ? await budgets.charge(client, budgetKey, made) : taken.quotas[1];
+    metrics.called(client.name, made);
     metrics.decided(client.name, state.refusedBy ?? 'allowed');
     for (const [name, value] of Object.entries(rateLimitHeaders([taken.quotas[0], calls]))) response.headers.set(name, value);
     return response;
@@ -70,11 +66,11 @@ export function clientPolicyStep(options: ClientPolicyStepOptions): GraphqlStep 
  * id of a manifest document. That refuses document text and a hash that only names an automatically persisted query
  * (APQ) alike: the trusted-documents step is the one judge of what came by id.
  */
-export function trustedDocumentsOnlyStep(options: Pick<ClientPolicyStepOptions, 'states'>): GraphqlStep {
+export function trustedDocumentsOnlyStep(): GraphqlStep {
   return async (request, next) => {
-    const state = options.states.get(request);
-    if (!state?.client.policy.trustedDocumentsOnly || servedByTrustedId(request)) return next();
-    const { name } = state.client;
+    const state = request.record.client;
+    if (!state?.known?.policy.trustedDocumentsOnly || request.record.document?.trusted) return next();
+    const { name } = state;
     // Counted by the outer step, with the request's other decisions, when this answer passes back through it.
     state.refusedBy = 'trusted_documents';
     return refusal(400, ErrorCode.PERSISTED_QUERY_NOT_IN_LIST, `Client ${name} may only send trusted documents by id (extensions.persistedQuery or documentId), not document text or other hashes`, {});

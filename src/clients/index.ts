@@ -1,27 +1,21 @@
-import type { ApolloServerPlugin } from '@apollo/server';
 import type { Config } from '../config';
-import type { GatewayContext } from '../context';
-import type { GraphqlRequest, GraphqlStep } from '../http/graphqlRoute';
-import { clientCostLimitPlugin, clientCostPolicy, type ClientCostPolicy } from '../limits/clientCostLimit';
+import type { GraphqlStep } from '../http/graphqlRoute';
+import { clientCostPolicy, type ClientCostPolicy } from '../limits/costLimit';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { RedisConnection } from '../redis/connection';
 import { ClientBudgets } from './budgets';
 import { ClientMetrics } from './clientMetrics';
 import { loadClientsFile } from './clientsFile';
 import { clientPolicyStep, trustedDocumentsOnlyStep } from './clientPolicyStep';
-import type { ClientRequestState } from './state';
 
-/** The client policies of one gateway: the /graphql step, the Apollo plugin, and the state they share per request. */
+/** The client policies of one gateway: the /graphql steps and the Apollo plugin, sharing the request's record. */
 export interface ClientPolicies {
   /** Outermost: the client's identity and budgets. */
   step: GraphqlStep;
   /** After the trusted-documents step: clients bound to trusted documents came by a manifest id, not an APQ hash. */
   trustedOnlyStep: GraphqlStep;
-  plugin: ApolloServerPlugin<GatewayContext>;
   /** What the plugin does, for operations run without Apollo (src/execution/compiledPath.ts). */
   cost: ClientCostPolicy;
-  /** The admitted request's client, for its context. */
-  stateOf(request: GraphqlRequest): ClientRequestState | undefined;
 }
 
 /** Without CLIENTS_FILE: undefined, and every caller is served as before. The file is read and validated here, at start. */
@@ -35,13 +29,10 @@ export function createClientPolicies(config: Config, deps: { metrics: GatewayMet
   }
   const metrics = new ClientMetrics(deps.metrics.registry);
   const budgets = new ClientBudgets({ clients: directory.all, redis: deps.redis, localShareOf: config.clients.localShareOf });
-  const states = new WeakMap<GraphqlRequest, ClientRequestState>();
   const cost = clientCostPolicy({ metrics });
   return {
-    step: clientPolicyStep({ directory, budgets, metrics, states }),
-    trustedOnlyStep: trustedDocumentsOnlyStep({ states }),
-    plugin: clientCostLimitPlugin(cost),
+    step: clientPolicyStep({ directory, budgets, metrics }),
+    trustedOnlyStep: trustedDocumentsOnlyStep(),
     cost,
-    stateOf: (request) => states.get(request),
   };
 }

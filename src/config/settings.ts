@@ -57,7 +57,7 @@ export const ConfigSchema = z.object({
   MAX_BODY_BYTES: int(1024 * 1024, 1024),
   MAX_BATCH_SIZE: int(0).pipe(z.number().max(50)),
   MAX_DEPTH: int(10, 1),
-  MAX_COST: int(5000, 1),
+  MAX_COST: int(50_000, 1),
   MAX_ALIASES: int(10),
   MAX_TOKENS: int(2000, 1),
   MAX_DIRECTIVES: int(20),

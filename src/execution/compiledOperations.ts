@@ -1,6 +1,6 @@
 import { Kind, OperationTypeNode, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import type { ResolvedOperation } from '../limits/clientCostLimit';
+import type { ResolvedOperation } from '../limits/costLimit';
 
 /**
  * A query document that passed every request's parse, validation and limit rules, compiled once by graphql-jit,

@@ -1,136 +1,95 @@
-import { GraphQLError, getVariableValues, type GraphQLFormattedError } from 'graphql';
-import type { ClientRequestState } from '../clients/state';
-import type { GatewayContext } from '../context';
-import type { GraphqlRequest, GraphqlResponse } from '../http/graphqlRoute';
-import { logRequest } from '../http/requestLogPlugin';
-import type { ClientCostPolicy } from '../limits/clientCostLimit';
+import { getVariableValues } from 'graphql';
+import type { CompiledExecutor, GraphqlResponse } from '../http/graphqlRoute';
+import { limitRefusal, recordCalls, type ClientCostPolicy, type CostLimits } from '../limits/costLimit';
 import { estimateRemembered, type CostEstimate } from '../limits/costEstimate';
-import type { GatewayMetrics } from '../observability/metrics';
-import { outcomeOfResult } from '../observability/operationOutcome';
-import { endOperationSpan, nameOperationSpan, recordingOperationSpan } from '../observability/plugins/tracingPlugin';
-import { isPlainObject } from '../upstreams/fieldPlan';
 import { upstreamCallCount } from '../upstreams/events';
-import { responseContentType } from './accept';
 import type { CompiledOperations } from './compiledOperations';
-import { asGraphQLError } from './jitExecution';
 
 interface CompiledPathOptions {
   operations: CompiledOperations;
-  /** MAX_UPSTREAM_CALLS, as the upstream-call limit plugin applies it. */
-  maxUpstreamCalls: number;
-  /** Apollo's `formatError` (src/errors/formatError.ts). */
-  formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
-  metrics: GatewayMetrics;
-  /** The per-request context, as Apollo's requests get it. */
-  context(request: GraphqlRequest): Promise<GatewayContext>;
-  /** The client policies' state and cost policy, when a clients file is loaded. */
-  clients?: { stateOf(request: GraphqlRequest): ClientRequestState | undefined; cost: ClientCostPolicy };
+  /** MAX_UPSTREAM_CALLS and MAX_COST, as the cost limit plugin applies them. */
+  limits: CostLimits;
+  /** The client cost policy, when a clients file is loaded. */
+  clients?: { cost: ClientCostPolicy };
 }
 
+/** Accept headers whose content type Apollo chose, kept; few distinct ones come (one per client library). */
+const MAX_ACCEPT_HEADERS = 64;
+
 /**
- * A compiled operation's request without Apollo Server (issue 14): for a POST of one query whose exact text was
+ * A compiled operation's execution without Apollo Server (issue 14): for a POST of one query whose exact text was
  * compiled (a trusted document, or a text Apollo validated and compiled after repeated use), the parse, validation,
  * document limits and compilation are done already, so only what depends on the request is left: the variables,
- * the upstream-call limit and the client's cost policy, the context, the execution, and what Apollo's plugins do
- * with the result (error formatting, the log line, the metrics, the span, the client's cost records).
+ * the upstream-call limit and the client's cost policy, and the execution.
  *
- * Anything this path does not answer exactly as Apollo would (a refusal of any kind, a batch, a GET, an APQ
- * extension, an accept header without a JSON type) gives `undefined` before any work with an effect, and the route
- * hands the request to Apollo, which answers it as it always has.
+ * Everything else is Apollo's, done once: a request this executor does not take (a refusal of any kind, a batch, a
+ * GET, an APQ registration, an accept header Apollo has not yet answered) goes to Apollo before any work with an
+ * effect; the content type is the one Apollo chose for the same accept header; a result with errors is handed to
+ * Apollo (the jit executor returns it, src/execution/jitExecution.ts), which formats the errors and sets the status
+ * as it does for its own executions. The route reads, records and writes the outcome.
  */
-export function compiledPath(options: CompiledPathOptions): (request: GraphqlRequest) => Promise<GraphqlResponse> | undefined {
-  const { operations, maxUpstreamCalls, formatError, metrics, clients } = options;
+export function compiledPath(options: CompiledPathOptions): CompiledExecutor {
+  const { operations, limits, clients } = options;
+  const contentTypes = new Map<string, string>();
 
-  return (request) => {
-    if (request.method !== 'POST' || !isPlainObject(request.body)) return undefined;
-    const { query, operationName, variables, extensions } = request.body;
-    if (typeof query !== 'string') return undefined;
-    if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return undefined;
-    if (variables !== undefined && variables !== null && !isPlainObject(variables)) return undefined;
-    if (extensions !== undefined && extensions !== null && !(isPlainObject(extensions) && Object.keys(extensions).length === 0)) return undefined;
-    const compiled = operations.find(query, operationName);
-    if (!compiled) return undefined;
-    const contentType = responseContentType(request.header('accept'));
-    if (!contentType) return undefined;
-    const values = variables ?? {};
-    const { schema, document, operation } = compiled;
-    const state = clients?.stateOf(request);
-    let estimate: CostEstimate;
-    try {
-      const definitions = operation.variableDefinitions ?? [];
-      // Variables graphql-js refuses are Apollo's to word (BAD_USER_INPUT naming the field, HTTP 400).
-      if (definitions.length > 0 && getVariableValues(schema, definitions, values, { maxErrors: 1 }).errors) return undefined;
-      estimate = estimateRemembered({ schema, document, operation, variables: values });
-      if (estimate.upstreamCalls > maxUpstreamCalls) return undefined;
-      if (state && clients?.cost.refusal(state, compiled, estimate)) return undefined;
-    } catch {
-      return undefined; // whatever the checks cannot judge, Apollo answers as it always has
-    }
+  return {
+    learn(request, response) {
+      const type = response.headers.get('content-type');
+      // A 406 carries no choice of Apollo's; a batch's type is not a single result's.
+      if (!type || response.status === 406 || request.read.batched) return;
+      const accept = request.header('accept') ?? '';
+      if (contentTypes.get(accept) === type) return;
+      if (contentTypes.size >= MAX_ACCEPT_HEADERS) contentTypes.clear();
+      contentTypes.set(accept, type);
+    },
 
-    return (async () => {
-      const context = await options.context(request);
-      // Timed from here, as Apollo's plugins time from requestDidStart (after the context).
-      const started = performance.now();
-      const span = recordingOperationSpan();
-      if (span) nameOperationSpan(span, operation.operation, compiled.name, false);
-      if (state) clients?.cost.admitted(state, estimate);
-      const result = await compiled.query.query(undefined, context, values);
-      if (state) clients?.cost.recordCalls(state, upstreamCallCount(context.upstreamCalls));
-      const { data } = result;
-      const formatted = result.errors ? formatErrors(result.errors.map(asGraphQLError), formatError) : undefined;
-      // As Apollo writes it: `JSON.stringify(result)`, where an absent `errors` is left out.
-      const body = `${JSON.stringify({ errors: formatted?.errors, data })}\n`;
+    run(request) {
+      const { read, record } = request;
+      const [op] = read.operations;
+      if (request.method !== 'POST' || read.batched || !op?.wellFormed || op.query === undefined) return undefined;
+      // Other extensions, or an APQ registration (text and hash), are Apollo's to handle.
+      if (Object.keys(op.extensions ?? {}).some((name) => !(op.resolvedBy && name === 'persistedQuery'))) return undefined;
+      const compiled = operations.find(op.query, op.operationName);
+      const contentType = contentTypes.get(request.header('accept') ?? '');
+      if (!compiled || !contentType) return undefined;
+      const values = op.variables ?? {};
+      const { schema, document, operation } = compiled;
+      const client = clients && record.client?.known;
+      let estimate: CostEstimate;
+      try {
+        const definitions = operation.variableDefinitions ?? [];
+        // Variables graphql-js refuses are Apollo's to word (BAD_USER_INPUT naming the field, HTTP 400).
+        if (definitions.length > 0 && getVariableValues(schema, definitions, values, { maxErrors: 1 }).errors) return undefined;
+        estimate = estimateRemembered({ schema, document, operation, variables: values });
+        if (limitRefusal(limits, estimate)) return undefined;
+        if (client && clients.cost.refusal(client, compiled, estimate)) return undefined;
+      } catch {
+        return undefined; // whatever the checks cannot judge, Apollo answers as it always has
+      }
 
-      // What Apollo's plugins do as the response is sent, in their order: the log line, the metrics, the span, the client.
-      const { outcome, errorCodes } = outcomeOfResult({ data, errors: formatted?.errors });
-      const durationMs = performance.now() - started;
-      const { upstreamCalls } = context;
-      request.logFields.execution = 'compiled';
-      logRequest(context.logger, { operationName: compiled.name, durationMs, outcome, errorCodes, upstreamCalls, extra: request.logFields });
-      metrics.observeOperation(compiled.name, outcome, durationMs / 1000);
-      if (span) endOperationSpan(span, outcome, errorCodes);
-      // The calls were recorded as execution ended (above), before the log line, as the plugin records them.
-      if (state) clients?.cost.answered(state, compiled, data);
-      const headers = new Map<string, string>(formatted?.headers ?? []);
-      if (!headers.has('content-type')) headers.set('content-type', contentType);
-      return { status: formatted?.status ?? 200, headers, body, reachedPlugins: true };
-    })();
+      return (async (): Promise<GraphqlResponse | undefined> => {
+        const context = await request.context();
+        // Timed from here, as Apollo's plugins time from requestDidStart (after the context).
+        const started = performance.now();
+        record.execution = 'compiled';
+        const result = await compiled.query.query(undefined, context, values);
+        if (result.errors) {
+          // Apollo formats the errors and records the operation, as for its own executions.
+          context.compiledResult = result;
+          return undefined;
+        }
+        const { data } = result;
+        if (client) {
+          record.cost = estimate;
+          clients.cost.admitted(client, estimate);
+        }
+        if (record.client) recordCalls(record.client, upstreamCallCount(context.upstreamCalls));
+        record.operations.push({ operationName: compiled.name, type: operation.operation, outcome: 'success', errorCodes: [], durationMs: performance.now() - started });
+        if (client) clients.cost.answered(client, compiled, data);
+        // As Apollo writes it: `JSON.stringify(result)`.
+        const body = `${JSON.stringify({ data })}\n`;
+        return { status: 200, headers: new Map([['content-type', contentType]]), body };
+      })();
+    },
   };
-}
-
-interface FormattedErrors {
-  errors: GraphQLFormattedError[];
-  status?: number;
-  headers: Array<[string, string]>;
-}
-
-/**
- * Execution errors as Apollo Server formats them (its `normalizeAndFormatErrors`): a code on every error
- * (INTERNAL_SERVER_ERROR when none), `extensions.http` taken off into the response's status and headers, then our
- * `formatError`; an error that fails formatting becomes a masked internal error.
- */
-function formatErrors(errors: readonly GraphQLError[], formatError: CompiledPathOptions['formatError']): FormattedErrors {
-  const out: FormattedErrors = { errors: [], headers: [] };
-  for (const error of errors) {
-    const extensions: Record<string, unknown> = { ...error.extensions, code: error.extensions.code ?? 'INTERNAL_SERVER_ERROR' };
-    const http = extensions.http;
-    // Apollo's isPartialHTTPGraphQLHead and mergeHTTPGraphQLHead: a status only when set and not 0.
-    if (isHttpHead(http)) {
-      if (http.status) out.status = http.status;
-      if (http.headers) for (const [name, value] of http.headers) out.headers.push([name, value]);
-      delete extensions.http;
-    }
-    try {
-      out.errors.push(formatError({ ...error.toJSON(), extensions }, error));
-    } catch {
-      out.errors.push({ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } });
-    }
-  }
-  return out;
-}
-
-function isHttpHead(value: unknown): value is { status?: number; headers?: Map<string, string> } {
-  if (typeof value !== 'object' || value === null) return false;
-  const head = value as { status?: unknown; headers?: unknown };
-  return (!('status' in head) || typeof head.status === 'number') && (!('headers' in head) || head.headers instanceof Map);
 }

@@ -10,6 +10,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import type { GatewayContext } from '../context';
 import type { CompiledOperations } from './compiledOperations';
 
 /**
@@ -91,6 +92,9 @@ export function jitExecution(schema: GraphQLSchema, options: JitExecutionOptions
   };
 
   const executor: GatewayExecutor = async (request) => {
+    // Executed already by the compiled executor, which hands a result with errors to Apollo to format.
+    const done = (request.context as Partial<GatewayContext>).compiledResult;
+    if (done) return withGraphQLErrors(done);
     const query = request.operation.operation === OperationTypeNode.MUTATION ? undefined : compiledFor(request);
     if (!query) return (await interpret(request)) as ExecutionResult<Record<string, unknown>>;
     // Variables are coerced by graphql-js first, so a bad one is refused with graphql-js's own errors: Apollo makes
@@ -101,8 +105,7 @@ export function jitExecution(schema: GraphQLSchema, options: JitExecutionOptions
       if (coerced.errors) return { errors: coerced.errors };
     }
     stats.compiledRuns += 1;
-    const result = await query.query(undefined, request.context, request.request.variables ?? {});
-    return (result.errors ? { ...result, errors: result.errors.map(asGraphQLError) } : result) as ExecutionResult<Record<string, unknown>>;
+    return withGraphQLErrors(await query.query(undefined, request.context, request.request.variables ?? {}));
   };
 
   return {
@@ -116,12 +119,16 @@ export function jitExecution(schema: GraphQLSchema, options: JitExecutionOptions
   };
 }
 
+function withGraphQLErrors(result: ExecutionResult): ExecutionResult<Record<string, unknown>> {
+  return (result.errors ? { ...result, errors: result.errors.map(asGraphQLError) } : result);
+}
+
 /**
  * graphql-jit's errors are GraphQLErrors by prototype only: without `extensions` Apollo's error formatting fails on
  * them. Rebuilt as graphql-js makes them, with the same message, path and locations, and the original error where
  * graphql-jit kept one (a resolver's; not for a value a scalar refused, whose TypeError it words into the message).
  */
-export function asGraphQLError(error: GraphQLError): GraphQLError {
+function asGraphQLError(error: GraphQLError): GraphQLError {
   const rebuilt = new GraphQLError(error.message, { path: error.path, originalError: error.originalError ?? undefined, extensions: error.extensions ?? {} });
   (rebuilt as { locations?: GraphQLError['locations'] }).locations = error.locations;
   return rebuilt;

@@ -1,19 +1,20 @@
-import { HeaderMap, type ApolloServer, type HTTPGraphQLRequest } from '@apollo/server';
+import { HeaderMap, type ApolloServer } from '@apollo/server';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { QueryLimits } from '../config';
-import { requestIdFrom, type GatewayContext } from '../context';
+import type { GatewayContext } from '../context';
 import { credentialSpellingConflict } from '../credentials';
+import { ErrorCode } from '../errors/codes';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../observability/metrics';
-import { withOperationSpan } from '../observability/tracing';
+import type { OperationOutcome } from '../observability/operationOutcome';
+import { endOperationSpan, nameOperationSpan, withOperationSpan } from '../observability/tracing';
 import { oldestCachedAgeSeconds } from '../upstreams/events';
 import type { UpstreamCallRecord } from '../upstreams/http';
-import { BodyTooLargeError, readBody } from './body';
-import { outcomeOfResult, type OperationOutcome } from '../observability/operationOutcome';
-import { logRequest } from './requestLogPlugin';
+import { apolloRequest, readOperationRequests, UnreadableRequestError, type ReadRequest } from './operationRequests';
+import { createRequestRecord, recordLogFields, type OperationRecord, type RequestRecord } from './requestRecord';
 import { errorBody, JSON_TYPE } from './send';
 
-/** One GraphQL HTTP request as the route's steps see it: method checked, body read and parsed. */
+/** One GraphQL HTTP request as the route's steps see it: method checked, operations read once, its record. */
 export interface GraphqlRequest {
   readonly method: 'GET' | 'POST';
   readonly url: URL;
@@ -21,22 +22,18 @@ export interface GraphqlRequest {
   header: (lowerName: string) => string | undefined;
   /** The headers as Node received them (Apollo gets them as its HeaderMap, made only when Apollo runs the request). */
   readonly incomingHeaders: IncomingHttpHeaders;
-  /** The parsed JSON body of a POST (an object, or an array for a batch); the raw text for other content types. */
-  body: unknown;
-  readonly requestId: string;
-  /** `performance.now()` when the request arrived. */
-  readonly started: number;
-  /**
-   * Fields the steps add to the request's log line (the client's name, what idempotency did). Never a secret:
-   * the line is written whether the request reached Apollo or was answered by a step.
-   */
-  readonly logFields: Record<string, string>;
-  /**
-   * Every upstream call made for this HTTP request (all operations of a batch), as the transports report them, so a
-   * step can tell whether any request went out (`sent`), e.g. idempotency's "refused before any upstream call".
-   * The route always sets it; optional only so that requests built by hand in tests need not.
-   */
-  readonly upstreamCalls?: UpstreamCallRecord[];
+  /** The request's operations and body, read once (src/http/operationRequests.ts). */
+  readonly read: ReadRequest;
+  /** What the request did, typed: the steps fill it and decide from it; the route writes it out once. */
+  readonly record: RequestRecord;
+  /** The request's one context, built on first use (by whichever executor runs it). */
+  context(): Promise<GatewayContext>;
+}
+
+/** How an answer written without executing an operation (a refusal, a replay) ended. */
+export interface AnswerOutcome {
+  outcome: OperationOutcome;
+  errorCodes: string[];
 }
 
 /** A complete answer: what a step may write itself (a refusal, a replay) or get from the steps after it. */
@@ -44,13 +41,26 @@ export interface GraphqlResponse {
   status: number;
   headers: Map<string, string>;
   body: string;
-  /** Whether Apollo's plugins saw the request (and so wrote its log line and counted it). */
-  readonly reachedPlugins: boolean;
+  /** For an answer no executor wrote (nothing in the record's operations): how it ended. */
+  readonly outcome?: AnswerOutcome;
 }
 
-/** An answer a step writes itself (a refusal: it never reached Apollo): JSON, one error with its contract code. */
+/** An answer a step writes itself (a refusal: nothing executed): JSON, one error with its contract code. */
 export function refusal(status: number, code: string, message: string, headers: Record<string, string> = {}): GraphqlResponse {
-  return { status, headers: new Map([['content-type', JSON_TYPE], ...Object.entries(headers)]), body: JSON.stringify(errorBody(message, code)), reachedPlugins: false };
+  return {
+    status,
+    headers: new Map([['content-type', JSON_TYPE], ...Object.entries(headers)]),
+    body: JSON.stringify(errorBody(message, code)),
+    outcome: { outcome: 'error', errorCodes: [code] },
+  };
+}
+
+/** An executor beside Apollo for the requests it can answer exactly as Apollo would. */
+export interface CompiledExecutor {
+  /** The answer, or undefined (at once, or once it has executed) to hand the request to Apollo. */
+  run(request: GraphqlRequest): Promise<GraphqlResponse | undefined> | undefined;
+  /** Sees each answer Apollo executed, to take over what Apollo decided (its content type for an accept header). */
+  learn(request: GraphqlRequest, response: GraphqlResponse): void;
 }
 
 /**
@@ -68,51 +78,28 @@ export interface GraphqlRouteOptions {
   context(request: GraphqlRequest): Promise<GatewayContext>;
   /** Outermost first. Default: none. */
   steps?: readonly GraphqlStep[];
-  /**
-   * Runs the request without Apollo when it is a compiled operation's (src/execution/compiledPath.ts); undefined
-   * hands it to Apollo. Default: every request goes to Apollo.
-   */
-  compiled?: (request: GraphqlRequest) => Promise<GraphqlResponse> | undefined;
+  /** Runs compiled operations without Apollo (src/execution/compiledPath.ts). Default: every request goes to Apollo. */
+  compiled?: CompiledExecutor;
 }
 
-/** `POST /graphql` and `GET /graphql`: body parsing, the refusals before Apollo, the steps, then Apollo. */
+/**
+ * `POST /graphql` and `GET /graphql`: the request read once, the steps, then an executor (compiled, or Apollo);
+ * whatever happened, the one log line, the metrics and the span's end, written here from the request's record.
+ */
 export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> {
   const { apollo, limits, logger, metrics } = options;
   const steps = options.steps ?? [];
 
-  /** A request answered before Apollo's plugins saw it still gets its log line and its count. */
-  function logUnseen(request: Pick<GraphqlRequest, 'started' | 'requestId' | 'logFields'>, response: Pick<GraphqlResponse, 'status' | 'body'>): void {
-    const seconds = (performance.now() - request.started) / 1000;
-    // A refusal is an error; a replayed response (idempotency) ended as its stored body says.
-    const { outcome, errorCodes } = outcomeOf(response.body);
-    logRequest(logger.child({ requestId: request.requestId }), {
-      operationName: null,
-      durationMs: seconds * 1000,
-      outcome,
-      errorCodes,
-      httpStatus: response.status,
-      upstreamCalls: [],
-      extra: request.logFields,
-    });
-    metrics.observeOperation(null, outcome, seconds);
-  }
-
   async function execute(request: GraphqlRequest): Promise<GraphqlResponse> {
-    const compiled = options.compiled?.(request);
+    const compiled = await options.compiled?.run(request);
     if (compiled) return compiled;
     const headers = new HeaderMap();
     for (const [key, value] of Object.entries(request.incomingHeaders)) {
       if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
     }
-    const httpGraphQLRequest: HTTPGraphQLRequest = { method: request.method, headers, search: request.url.search, body: request.body };
-    // Apollo builds the context only for a request that passed its HTTP checks; the plugins log and count those.
-    let reachedPlugins = false;
     const result = await apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest,
-      context: () => {
-        reachedPlugins = true;
-        return options.context(request);
-      },
+      httpGraphQLRequest: apolloRequest(request.read, request.url, headers),
+      context: () => request.context(),
     });
     let body: string;
     if (result.body.kind === 'complete') body = result.body.string;
@@ -121,7 +108,13 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
       body = '';
       for await (const chunk of result.body.asyncIterator) body += chunk;
     }
-    return { status: result.status ?? 200, headers: new Map(result.headers), body, reachedPlugins };
+    const status = result.status ?? 200;
+    // Apollo answers without running an operation only to refuse the request's HTTP form (its BadRequestError), or
+    // when it fails before execution (500).
+    const outcome: AnswerOutcome = { outcome: 'error', errorCodes: [status >= 500 ? ErrorCode.INTERNAL_SERVER_ERROR : 'BAD_REQUEST'] };
+    const response = { status, headers: new Map(result.headers), body, outcome };
+    if (request.record.operations.length > 0) options.compiled?.learn(request, response);
+    return response;
   }
 
   const pipeline = steps.reduceRight<(request: GraphqlRequest) => Promise<GraphqlResponse>>(
@@ -129,48 +122,92 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
     execute,
   );
 
-  return async (req, res, url) => {
-    const started = performance.now();
-    const requestId = requestIdFrom(firstHeader(req, 'x-request-id'));
-    const logFields: Record<string, string> = {};
-    res.setHeader('x-request-id', requestId);
-    const refuse = (status: number, message: string, headers: Record<string, string> = {}) => {
-      const response = refusal(status, 'BAD_REQUEST', message, headers);
-      write(res, response);
-      logUnseen({ started, requestId, logFields }, response);
-    };
-    if (req.method !== 'GET' && req.method !== 'POST') return refuse(405, 'Use GET or POST', { allow: 'GET, POST' });
-    let body: unknown;
-    try {
-      body = await parseBody(req, limits.maxBodyBytes);
-    } catch (err) {
-      if (err instanceof BodyTooLargeError) return refuse(413, err.message);
-      if (err instanceof SyntaxError) return refuse(400, 'The request body is not valid JSON');
-      throw err;
-    }
-    if (Array.isArray(body) && body.length > Math.max(limits.maxBatchSize, 1)) {
-      return refuse(400, limits.maxBatchSize > 0 ? `A batch may hold at most ${limits.maxBatchSize} operations` : 'Batched requests are not accepted');
-    }
-    const request: GraphqlRequest = { method: req.method, url, header: (name) => firstHeader(req, name), incomingHeaders: req.headers, body, requestId, started, logFields, upstreamCalls: [] };
+  /** The steps and the executor; a throw anywhere inside is answered 500 and still recorded. */
+  async function answer(request: GraphqlRequest): Promise<GraphqlResponse> {
     // One credential header under both spellings with different values: refused before any step or upstream call.
     const conflict = credentialSpellingConflict(request.header);
-    if (conflict !== undefined) {
-      const response = refusal(400, 'BAD_USER_INPUT', conflict);
-      write(res, response);
-      return logUnseen(request, response);
+    if (conflict !== undefined) return refusal(400, ErrorCode.BAD_USER_INPUT, conflict);
+    try {
+      return await pipeline(request);
+    } catch (err) {
+      logger.error({ err, requestId: request.record.requestId }, 'request handling failed');
+      request.record.operations.length = 0;
+      return refusal(500, ErrorCode.INTERNAL_SERVER_ERROR, 'Internal server error');
     }
+  }
+
+  /** The one writer of a request's outcome: its log line, its count per operation, its span. */
+  function finish(record: RequestRecord, response: Pick<GraphqlResponse, 'status' | 'outcome'>, batched: boolean): void {
+    const durationMs = performance.now() - record.started;
+    const whole = answerOutcome(record, response);
+    const operations: OperationRecord[] = record.operations.length > 0 ? record.operations : [{ operationName: null, ...whole, durationMs }];
+    for (const op of operations) metrics.observeOperation(op.operationName, op.outcome, op.durationMs / 1000);
+    const only = operations.length === 1 ? operations[0] : undefined;
+    logger.info(
+      {
+        requestId: record.requestId,
+        ...recordLogFields(record),
+        operationName: only?.operationName ?? null,
+        durationMs: roundMs(durationMs),
+        ...whole,
+        httpStatus: response.status,
+        ...(only ? {} : { operations: operations.map(({ operationName, outcome, errorCodes }) => ({ operationName, outcome, errorCodes })) }),
+        upstreamCalls: record.upstreamCalls.map(callSummary),
+      },
+      'graphql request',
+    );
+    // A batch shares one HTTP request and so one span; naming it after one of its operations would mislead.
+    if (batched) nameOperationSpan('graphql batch');
+    else if (only?.type) nameOperationSpan(`${only.type}${only.operationName ? ` ${only.operationName}` : ''}`, only);
+    endOperationSpan(whole.outcome, whole.errorCodes);
+  }
+
+  return async (req, res, url) => {
+    const record = createRequestRecord(firstHeader(req, 'x-request-id'));
+    res.setHeader('x-request-id', record.requestId);
+    let read: ReadRequest;
+    try {
+      read = await readOperationRequests(req, url, { maxBodyBytes: limits.maxBodyBytes, maxBatchSize: limits.maxBatchSize });
+    } catch (err) {
+      if (!(err instanceof UnreadableRequestError)) throw err;
+      const response = refusal(err.status, 'BAD_REQUEST', err.message, err.status === 405 ? { allow: 'GET, POST' } : {});
+      write(res, response, record);
+      return finish(record, response, false);
+    }
+    let context: Promise<GatewayContext> | undefined;
+    const request: GraphqlRequest = {
+      method: read.method,
+      url,
+      header: (name) => firstHeader(req, name),
+      incomingHeaders: req.headers,
+      read,
+      record,
+      context: () => (context ??= options.context(request)),
+    };
     // The server span covers the steps too, so a refusal or a replay is traced like an execution.
-    const response = await withOperationSpan({ method: req.method, headers: req.headers }, () => pipeline(request));
-    if (!response.reachedPlugins) logUnseen(request, response);
-    // `Age` (RFC 9111 §5.1): the oldest kept upstream answer the response used; none when it used none.
-    const age = oldestCachedAgeSeconds(request.upstreamCalls ?? []);
-    if (age !== undefined) response.headers.set('age', String(age));
-    write(res, response);
+    const response = await withOperationSpan({ method: read.method, headers: req.headers }, async () => {
+      const answered = await answer(request);
+      finish(record, answered, read.batched);
+      return answered;
+    });
+    write(res, response, record);
   };
 }
 
-function write(res: ServerResponse, response: GraphqlResponse): void {
+/** How the request ended as a whole: its one operation's outcome; a batch's (error when every operation failed, success
+ * when none did, else partial); or, with no operation executed, the answer's own. */
+export function answerOutcome(record: RequestRecord, response: Pick<GraphqlResponse, 'outcome'>): AnswerOutcome {
+  const ops = record.operations;
+  if (ops.length === 0) return response.outcome ?? { outcome: 'error', errorCodes: [ErrorCode.INTERNAL_SERVER_ERROR] };
+  const outcome = ops.every((op) => op.outcome === 'success') ? 'success' : ops.every((op) => op.outcome === 'error') ? 'error' : 'partial';
+  return { outcome, errorCodes: [...new Set(ops.flatMap((op) => op.errorCodes))] };
+}
+
+function write(res: ServerResponse, response: GraphqlResponse, record: RequestRecord): void {
   res.statusCode = response.status;
+  // `Age` (RFC 9111 §5.1): the oldest kept upstream answer the response used; none when it used none.
+  const age = oldestCachedAgeSeconds(record.upstreamCalls);
+  if (age !== undefined) res.setHeader('age', String(age));
   for (const [key, value] of response.headers) res.setHeader(key, value);
   res.end(response.body);
 }
@@ -180,23 +217,22 @@ function firstHeader(req: IncomingMessage, lowerName: string): string | undefine
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** JSON bodies are parsed here; anything else is left for Apollo to refuse (and its CSRF check to see). */
-async function parseBody(req: IncomingMessage, limit: number): Promise<unknown> {
-  if (req.method !== 'POST') return undefined;
-  const text = await readBody(req, limit);
-  const type = req.headers['content-type'] ?? '';
-  if (!/^application\/(graphql-response\+)?json/i.test(type)) return text;
-  return text === '' ? undefined : (JSON.parse(text) as unknown);
+/**
+ * What the log keeps of an upstream read: where, how it ended, how long, and its source (`upstream`, `joined`,
+ * `cache`); never headers or bodies.
+ */
+export function callSummary(call: UpstreamCallRecord): { service: string; method: string; route: string; status: number | null; failure?: string; durationMs: number; source: string } {
+  return {
+    service: call.service,
+    method: call.method,
+    route: call.route,
+    status: call.status ?? null,
+    ...(call.error ? { failure: call.error.failure } : {}),
+    durationMs: roundMs(call.durationMs),
+    source: call.source,
+  };
 }
 
-/** How a response written without Apollo's plugins ended (a refusal, or a stored response replayed), read off its body. */
-function outcomeOf(text: string): { outcome: OperationOutcome; errorCodes: string[] } {
-  try {
-    const body: unknown = JSON.parse(text);
-    if (typeof body !== 'object' || body === null) return { outcome: 'error', errorCodes: [] };
-    const { data, errors } = body as { data?: unknown; errors?: unknown };
-    return outcomeOfResult({ data, errors: Array.isArray(errors) ? (errors as Array<{ extensions?: { code?: unknown } }>) : undefined });
-  } catch {
-    return { outcome: 'error', errorCodes: [] };
-  }
+function roundMs(ms: number): number {
+  return Math.round(ms * 10) / 10;
 }

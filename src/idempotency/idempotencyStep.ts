@@ -1,13 +1,13 @@
-import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
+import { persistedQueryNotFound } from '../apq/cache';
 import { callerHash } from '../credentials';
 import { ErrorCode } from '../errors/codes';
 import { messageOf } from '../errors/errorFields';
-import { refusal, type GraphqlRequest, type GraphqlResponse, type GraphqlStep } from '../http/graphqlRoute';
+import { answerOutcome, refusal, type GraphqlRequest, type GraphqlResponse, type GraphqlStep } from '../http/graphqlRoute';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../observability/metrics';
 import { sha256Hex } from '../sha256';
 import { requestFingerprint } from './fingerprint';
-import { selectedMutation, type SelectedMutationOptions } from './operation';
+import { selectedMutation } from './operation';
 import { replay, toStored } from './responses';
 import type { IdempotencyOutcome } from './outcome';
 import type { IdempotencyStore, TakeResult } from './store';
@@ -34,9 +34,12 @@ export interface IdempotencyStepOptions {
   /** Seconds a 409 tells the client to wait (`Retry-After`). Default 1. */
   retryAfterSeconds?: number;
   /** Token bound of the parse that tells a mutation from a query (MAX_TOKENS). Default 2000. */
-  maxTokens?: number;
-  /** Apollo's persisted query cache, so a mutation sent as a hash alone is recognised. */
-  persistedQueries?: KeyValueCache<string>;
+  maxLexicalTokens?: number;
+}
+
+/** The scoped key as the logs show it: the start of its hash. */
+function keyHash(request: GraphqlRequest): string | undefined {
+  return request.record.idempotency?.scopedKey?.slice(0, 16);
 }
 
 /** CONTRACT.md, "Idempotency-Key": 1–255 of `A-Z a-z 0-9 . _ : -`. */
@@ -57,10 +60,10 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
   const leaseMs = options.leaseMs ?? 30_000;
   const retryAfter = String(options.retryAfterSeconds ?? 1);
   const required = new Set(options.required ?? []);
-  const parsing: SelectedMutationOptions = { maxTokens: options.maxTokens ?? 2000, persistedQueries: options.persistedQueries };
+  const maxLexicalTokens = options.maxLexicalTokens ?? 2000;
 
-  const note = (request: GraphqlRequest, outcome: IdempotencyOutcome): void => {
-    Object.defineProperty(request.logFields, 'idempotency', { value: outcome, enumerable: true, configurable: true, writable: true });
+  const note = ({ record }: GraphqlRequest, outcome: IdempotencyOutcome): void => {
+    record.idempotency = { ...record.idempotency, outcome };
     metrics?.observeIdempotency(outcome);
   };
   const refuse = (request: GraphqlRequest, outcome: IdempotencyOutcome, response: GraphqlResponse): GraphqlResponse => {
@@ -70,8 +73,8 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
 
   /** IDEMPOTENCY_REQUIRED: a listed mutation without a key is refused, naming the header. */
   async function requireKey(request: GraphqlRequest, next: () => Promise<GraphqlResponse>): Promise<GraphqlResponse> {
-    for (const body of Array.isArray(request.body) ? request.body : [request.body]) {
-      const mutation = await selectedMutation(body, parsing);
+    for (const op of request.read.operations) {
+      const mutation = selectedMutation(op, maxLexicalTokens);
       const field = mutation && [...mutation.rootFields].find((name) => required.has(name));
       if (field) return refuse(request, 'missing', refusal(400, ErrorCode.BAD_USER_INPUT, `${field} requires an Idempotency-Key header (a new unique key per intended request, the same key on its retries)`));
     }
@@ -81,11 +84,8 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
   async function run(request: GraphqlRequest, next: () => Promise<GraphqlResponse>, key: string, lease: string, fingerprint: string): Promise<GraphqlResponse> {
     // The transports mark each call written to a connection (src/upstreams/wireSignal.ts); none written means the
     // request was refused before any upstream request: invalid input, limits, missing credential, open circuit,
-    // refused connection. Without the route's record (a request built by hand), assume the worst: it may have.
-    const sent = () => request.upstreamCalls?.some((call) => call.sent !== false) ?? true;
-    // A request that reaches Apollo has its log line written inside next(), after execution and before this step
-    // gets the response back; what the step will do is settled by then, so the field reads it at that moment.
-    Object.defineProperty(request.logFields, 'idempotency', { get: () => (sent() ? 'stored' : 'released'), enumerable: true, configurable: true });
+    // refused connection.
+    const sent = () => request.record.upstreamCalls.some((call) => call.sent !== false);
     let response: GraphqlResponse;
     try {
       response = await next();
@@ -106,22 +106,22 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
         note(request, 'released');
         return;
       }
-      const { stored, whole } = toStored(response, fingerprint, maxResponseBytes);
+      const { stored, whole } = toStored(response, answerOutcome(request.record, response), fingerprint, maxResponseBytes);
       await store.complete(key, lease, stored, ttlSeconds);
       note(request, 'stored');
       if (!whole) {
         metrics?.observeIdempotency('too_large');
-        logger.warn({ requestId: request.requestId, idempotencyKey: request.logFields.idempotencyKey, bytes: Buffer.byteLength(response.body), maxResponseBytes }, 'idempotent response too large to keep: a repeat gets 422');
+        logger.warn({ requestId: request.record.requestId, idempotencyKey: keyHash(request), bytes: Buffer.byteLength(response.body), maxResponseBytes }, 'idempotent response too large to keep: a repeat gets 422');
       }
     } catch (err) {
       // Without the store the lease stays until it expires: repeats get 409 until then.
       note(request, response ? 'store_failed' : 'released');
-      logger.error({ err: { message: messageOf(err) }, requestId: request.requestId, idempotencyKey: request.logFields.idempotencyKey }, 'idempotency record could not be written');
+      logger.error({ err: { message: messageOf(err) }, requestId: request.record.requestId, idempotencyKey: keyHash(request) }, 'idempotency record could not be written');
     }
   }
 
   async function unavailable(request: GraphqlRequest, next: () => Promise<GraphqlResponse>, err: unknown): Promise<GraphqlResponse> {
-    const fields = { err: { message: messageOf(err) }, requestId: request.requestId, idempotencyKey: request.logFields.idempotencyKey };
+    const fields = { err: { message: messageOf(err) }, requestId: request.record.requestId, idempotencyKey: keyHash(request) };
     if (!options.failOpen) {
       logger.warn(fields, 'idempotency store unavailable: keyed mutation refused');
       return refuse(request, 'unavailable', refusal(503, ErrorCode.IDEMPOTENCY_UNAVAILABLE, 'Idempotency-Key cannot be honoured right now (its store is unavailable); retry later with the same key'));
@@ -135,10 +135,14 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
     const key = request.header(HEADER);
     // Requests without the header never touch the store.
     if (key === undefined) return required.size === 0 ? next() : requireKey(request, next);
-    if (Array.isArray(request.body)) {
+    if (request.read.batched) {
       return refuse(request, 'invalid', refusal(400, ErrorCode.BAD_USER_INPUT, 'Idempotency-Key is not accepted on a batched request: send each mutation on its own, with its own key'));
     }
-    const mutation = await selectedMutation(request.body, parsing);
+    const [op] = request.read.operations;
+    // A hash no text was registered under when it was resolved is answered as Apollo would: Apollo's own second
+    // look-up could find a text another replica registered meanwhile and run a mutation this step never saw.
+    if (op?.ask.kind === 'id' && op.ask.via === 'persistedQuery' && !op.resolvedBy) return persistedQueryNotFound();
+    const mutation = op && selectedMutation(op, maxLexicalTokens);
     // Queries are safe to repeat: the header does nothing there.
     if (!mutation) return next();
     if (!KEY_PATTERN.test(key)) {
@@ -146,8 +150,8 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
     }
     // One venue's key never meets another's: the key is scoped by the caller's credentials, both only as a hash, and
     // by the client the clients file named (two partners acting for one venue keep separate keys).
-    const scopedKey = sha256Hex(`${callerHash(request.header)}\n${request.logFields.client ?? ''}\n${key}`);
-    request.logFields.idempotencyKey = scopedKey.slice(0, 16);
+    const scopedKey = sha256Hex(`${callerHash(request.header)}\n${request.record.client?.name ?? ''}\n${key}`);
+    request.record.idempotency = { scopedKey };
     const fingerprint = requestFingerprint(mutation);
     let taken: TakeResult;
     try {

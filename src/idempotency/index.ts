@@ -1,4 +1,3 @@
-import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import { Kind, parse } from 'graphql';
 import type { Config } from '../config';
 import type { GraphqlStep } from '../http/graphqlRoute';
@@ -16,7 +15,6 @@ export interface IdempotencyDeps {
   metrics: GatewayMetrics;
   /** The gateway's one Redis connection when REDIS_URL is set: records are then shared by every replica. */
   redis?: RedisConnection;
-  persistedQueries?: KeyValueCache<string>;
 }
 
 /**
@@ -42,8 +40,7 @@ export function idempotencyFromConfig(deps: IdempotencyDeps): GraphqlStep {
     failOpen: settings.failOpen,
     required: settings.required,
     leaseMs: config.requestTimeoutMs + LEASE_MARGIN_MS,
-    maxTokens: config.limits.maxTokens,
-    persistedQueries: deps.persistedQueries,
+    maxLexicalTokens: config.limits.maxTokens,
   });
 }
 

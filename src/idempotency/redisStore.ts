@@ -31,7 +31,15 @@ const COMMAND_ATTEMPTS = 2;
 
 const Record = z.discriminatedUnion('state', [
   z.object({ state: z.literal('running'), fingerprint: z.string(), lease: z.string() }),
-  z.object({ state: z.literal('done'), fingerprint: z.string(), status: z.number().int(), contentType: z.string().optional(), body: z.string() }),
+  z.object({
+    state: z.literal('done'),
+    fingerprint: z.string(),
+    status: z.number().int(),
+    contentType: z.string().optional(),
+    body: z.string(),
+    outcome: z.enum(['success', 'partial', 'error']).optional(),
+    errorCodes: z.array(z.string()).optional(),
+  }),
 ]);
 
 /**

@@ -1,3 +1,5 @@
+import type { OperationOutcome } from '../observability/operationOutcome';
+
 /** A response kept for an Idempotency-Key: what a replay sends, byte for byte. */
 export interface StoredResponse {
   /** The request fingerprint it answered (src/idempotency/fingerprint.ts). */
@@ -6,6 +8,9 @@ export interface StoredResponse {
   /** The `content-type` it was sent with, when it had one. */
   contentType?: string;
   body: string;
+  /** How the answer ended, for a replay's log line and count (absent in records written before it was kept). */
+  outcome?: OperationOutcome;
+  errorCodes?: string[];
 }
 
 /**

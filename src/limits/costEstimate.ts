@@ -69,18 +69,6 @@ function walkCost(input: EstimateInput, read: Set<string>): CostEstimate {
   return selectionSetCost(input.operation.selectionSet, root, NONE_SIZED, walk);
 }
 
-/** The operation's estimate, computed once per request however many plugins ask (keyed by Apollo's request object). */
-const estimates = new WeakMap<object, CostEstimate>();
-
-export function estimateOnce(request: object, input: EstimateInput): CostEstimate {
-  let estimate = estimates.get(request);
-  if (!estimate) {
-    estimate = estimateRemembered(input);
-    estimates.set(request, estimate);
-  }
-  return estimate;
-}
-
 /** Estimates kept per operation, keyed by the values of the variables the walk read (most operations read none). */
 interface Remembered {
   schema: GraphQLSchema;

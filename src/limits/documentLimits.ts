@@ -4,7 +4,7 @@ import type { ParseOptions, ValidationRule } from 'graphql';
 import type { QueryLimits } from '../config';
 
 export interface DocumentLimitsOptions {
-  limits: Pick<QueryLimits, 'maxDepth' | 'maxCost' | 'maxAliases' | 'maxTokens' | 'maxDirectives'>;
+  limits: Pick<QueryLimits, 'maxDepth' | 'maxAliases' | 'maxTokens' | 'maxDirectives'>;
   /** Hide field suggestions ("Did you mean …"), as production does. */
   blockFieldSuggestion: boolean;
 }
@@ -17,7 +17,7 @@ export interface DocumentLimits {
 }
 
 /**
- * The limits on a document: depth, cost, aliases and directives as graphql-armor's validation rules (refusals are
+ * The limits on a document: depth, aliases and directives as graphql-armor's validation rules (refusals are
  * validation errors, HTTP 400), and the token limit as graphql-js's `maxLexicalTokens` parse option.
  *
  * Why not armor's own token limit: its Apollo plugin parses the document a second time in `parsingDidStart`, where
@@ -28,7 +28,8 @@ export interface DocumentLimits {
 export function documentLimits({ limits, blockFieldSuggestion }: DocumentLimitsOptions): DocumentLimits {
   const armor = new ApolloArmor({
     maxDepth: { n: limits.maxDepth },
-    costLimit: { maxCost: limits.maxCost },
+    // MAX_COST is judged with MAX_UPSTREAM_CALLS from the one estimate of the cost directives (src/limits/costLimit.ts).
+    costLimit: { enabled: false },
     maxAliases: { n: limits.maxAliases },
     maxTokens: { enabled: false },
     maxDirectives: { n: limits.maxDirectives },

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import {
   execute,
@@ -21,10 +20,11 @@ import { getVariableValues } from 'graphql/execution/values';
 import type { SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import type { ClientCostPolicy } from '../limits/clientCostLimit';
 import type { ContextRequest, GatewayContext } from '../context';
 import { ErrorCode } from '../errors/codes';
 import { estimateCost } from '../limits/costEstimate';
+import { judgeCost, type ClientCostPolicy } from '../limits/costLimit';
+import { createRequestRecord, recordLogFields } from '../http/requestRecord';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { RedisConnection } from '../redis/connection';
@@ -43,8 +43,9 @@ export interface LiveServerOptions extends LiveScopeOptions {
   validationRules: readonly ValidationRule[];
   /** The `formatError` of HTTP responses, for each event's errors. */
   formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
-  /** MAX_UPSTREAM_CALLS, judged at subscribe on the estimate of one read. */
+  /** MAX_UPSTREAM_CALLS and MAX_COST, judged at subscribe on the estimate of one read. */
   maxUpstreamCalls: number;
+  maxCost: number;
   /** LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION. */
   maxSubscriptionsPerConnection: number;
   /** LIVE_POLL_SECONDS in milliseconds. */
@@ -98,6 +99,7 @@ export function liveServer(options: LiveServerOptions): LiveServer {
   const coordinator = options.redis ? redisCoordinator({ redis: options.redis, intervalMs: options.pollMs }) : undefined;
   const polls = new LivePolls({ intervalMs: options.pollMs, logger, metrics, coordinator });
   const rules = [...specifiedRules, ...options.validationRules];
+  const limits = { maxUpstreamCalls: options.maxUpstreamCalls, maxCost: options.maxCost };
   // Per connection: its subscriptions by id, admitted or being admitted.
   const open = new WeakMap<object, Map<string, LiveTicket | undefined>>();
 
@@ -130,25 +132,15 @@ export function liveServer(options: LiveServerOptions): LiveServer {
     const query = asQuery(document, operation);
     const variables = getVariableValues(schema, query.operation.variableDefinitions ?? [], payload.variables ?? {});
     if (variables.errors) return variables.errors.map((e) => new GraphQLError(e.message, { extensions: { code: ErrorCode.BAD_USER_INPUT } }));
+    // Each read is judged as the query it runs, by the one cost model of HTTP requests.
     const estimate = estimateCost({ schema, document: query.document, operation: query.operation, variables: variables.coerced });
-    if (estimate.upstreamCalls > options.maxUpstreamCalls) {
-      return [
-        new GraphQLError(
-          `This subscription is too costly: each read could make ${estimate.upstreamCalls} upstream calls, and the limit is ${options.maxUpstreamCalls} (MAX_UPSTREAM_CALLS). Ask for fewer items per page.`,
-          { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } },
-        ),
-      ];
-    }
-    if (scope.client && options.cost) {
-      const refused = options.cost.refusal(scope.client, { schema, ...query }, estimate);
-      if (refused) return [refused];
-      options.cost.admitted(scope.client, estimate);
-    }
+    const refused = judgeCost(limits, options.cost, scope.request.record, { schema, ...query }, estimate);
+    if (refused) return [refused];
     const header = scope.request.header;
     const key = pollKey(header, scope.query, operation, variables.coerced);
     const variableValues = payload.variables ?? {};
     const run = async (): Promise<PollRun> => {
-      const contextValue = options.context({ header, requestId: randomUUID() });
+      const contextValue = options.context({ header, record: createRequestRecord(undefined) });
       const result = await execute({ schema, document: query.document, variableValues, contextValue });
       const formatted: FormattedExecutionResult = { data: result.data };
       if (result.errors) formatted.errors = result.errors.map((e) => options.formatError(e.toJSON(), e));
@@ -202,16 +194,16 @@ export function liveServer(options: LiveServerOptions): LiveServer {
         open.get(ctx)?.delete(id);
         if (!ticket) return;
         metrics.closed();
-        const { request } = ticket.scope;
+        const { record } = ticket.scope.request;
         // Never a credential: the client's name, the document's hash, and what the subscription cost.
         logger.info(
           {
-            requestId: request.requestId,
+            requestId: record.requestId,
             operationName: ticket.operationName ?? null,
             durationMs: Math.round(performance.now() - ticket.started),
             events: ticket.subscriber?.events ?? 0,
             upstreamCalls: ticket.subscriber?.upstreamCalls ?? 0,
-            ...request.logFields,
+            ...recordLogFields(record),
           },
           'live subscription ended',
         );

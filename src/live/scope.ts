@@ -1,8 +1,8 @@
 import { GraphQLError } from 'graphql';
 import type { SubscribePayload } from 'graphql-ws';
-import type { ClientRequestState } from '../clients/state';
-import { requestIdFrom } from '../context';
 import type { GraphqlRequest, GraphqlResponse, GraphqlStep } from '../http/graphqlRoute';
+import { operationsOfBody, type OperationRequest } from '../http/operationRequests';
+import { createRequestRecord } from '../http/requestRecord';
 
 /**
  * The headers of a WebSocket's requests: the string properties of its `connection_init` payload, by lower-cased
@@ -14,62 +14,53 @@ export function headersOf(payload: Readonly<Record<string, unknown>> | undefined
   return headers;
 }
 
-/** A subscription admitted by the HTTP layer's policies: its request record, the document text, and its client. */
+/**
+ * A subscription admitted by the HTTP layer's policies: its request (with its record: the client, how the document
+ * was named), its operation as the steps left it, and the document text to run.
+ */
 export interface LiveScope {
   readonly request: GraphqlRequest;
-  /** The document to run: the manifest body when the subscription named a trusted document by id. */
+  readonly operation: OperationRequest;
+  /** The document to run: the manifest body (or registered APQ text) when the subscription named its document by id. */
   readonly query: string;
-  readonly client: ClientRequestState | undefined;
 }
 
 export interface LiveScopeOptions {
-  /** The HTTP route's policies that decide on the caller and the document (client identity and budgets, trusted documents). */
+  /** The HTTP route's policies that decide on the caller and the document (client identity and budgets, trusted documents, APQ). */
   steps: readonly GraphqlStep[];
-  /** The client the client step admitted, for the cost policy. */
-  stateOf?: (request: GraphqlRequest) => ClientRequestState | undefined;
 }
 
 /**
  * Runs one subscribe message through the same policies as an HTTP request with the connection's headers, as a POST
- * of the same body: it is admitted, or refused with the errors an HTTP client would read.
+ * of the same body read by the route's reader: it is admitted, or refused with the errors an HTTP client would read.
  */
 export async function liveScope(options: LiveScopeOptions, headers: Readonly<Record<string, string>>, payload: SubscribePayload): Promise<LiveScope | readonly GraphQLError[]> {
+  // graphql-ws requires a string query: a document named by id comes with an empty one.
+  const { query, ...rest } = payload;
+  const read = operationsOfBody(query === '' ? rest : payload);
+  const [operation] = read.operations;
+  if (!operation?.wellFormed) return [new GraphQLError('The subscribe message is not a GraphQL request', { extensions: { code: 'BAD_REQUEST' } })];
   const request: GraphqlRequest = {
     method: 'POST',
     url: new URL('http://gateway.invalid/graphql'),
     header: (name) => headers[name],
     incomingHeaders: headers,
-    // graphql-ws requires a string query: a trusted document named by id comes with an empty one.
-    body: {
-      query: payload.query === '' ? undefined : payload.query,
-      variables: payload.variables ?? undefined,
-      operationName: payload.operationName ?? undefined,
-      extensions: payload.extensions ?? undefined,
-      documentId: documentIdOf(payload),
-    },
-    requestId: requestIdFrom(headers['x-request-id']),
-    started: performance.now(),
-    logFields: {},
-    upstreamCalls: [],
+    read,
+    record: createRequestRecord(headers['x-request-id']),
+    // The steps decide on the caller and the document; each poll read builds its own context.
+    context: () => Promise.reject(new Error('live: the admission steps execute nothing')),
   };
   let admitted = false;
   const admit = (): Promise<GraphqlResponse> => {
     admitted = true;
-    return Promise.resolve({ status: 200, headers: new Map(), body: '', reachedPlugins: true });
+    return Promise.resolve({ status: 200, headers: new Map(), body: '' });
   };
   const chain = options.steps.reduceRight<() => Promise<GraphqlResponse>>((next, step) => () => step(request, next), admit);
   const response = await chain();
   if (!admitted) return errorsOf(response.body);
-  const { query } = request.body as { query?: unknown };
-  // An id the trusted documents do not know, with no text: what Apollo answers an unknown persisted query.
-  if (typeof query !== 'string' || query === '') return [new GraphQLError('PersistedQueryNotFound', { extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } })];
-  return { request, query, client: options.stateOf?.(request) };
-}
-
-/** `documentId` beside the payload's standard fields (the GraphQL over HTTP spelling of a trusted document's id). */
-function documentIdOf(payload: SubscribePayload): string | undefined {
-  const { documentId } = payload as SubscribePayload & { documentId?: unknown };
-  return typeof documentId === 'string' ? documentId : undefined;
+  // An id neither the trusted documents nor the APQ cache know, with no text: what Apollo answers an unknown persisted query.
+  if (operation.query === undefined || operation.query === '') return [new GraphQLError('PersistedQueryNotFound', { extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } })];
+  return { request, operation, query: operation.query };
 }
 
 /** A step's refusal (`errorBody`) as the errors of the subscription's error message. */

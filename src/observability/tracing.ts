@@ -6,6 +6,7 @@ import type { SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { codeOf } from '../errors/errorFields';
 import type { ServiceName } from '../errors/UpstreamError';
 import type { SendLayer } from '../upstreams/transport';
+import type { OperationOutcome } from './operationOutcome';
 
 /*
  * Attribute names of the OpenTelemetry semantic conventions, spelled here rather than imported: the SDK, the
@@ -75,7 +76,7 @@ export function startTracing(options: TracingOptions): Tracing | undefined {
 
 /**
  * Runs one GraphQL HTTP request inside its server span, continuing the client's trace when it sent `traceparent`.
- * The span is named `graphql` here and renamed after its operation by tracingPlugin.
+ * The span is named `graphql` here and renamed after its operation by the route (nameOperationSpan).
  */
 export async function withOperationSpan<T>(request: { method: string; headers: Record<string, string | string[] | undefined> }, fn: () => Promise<T>): Promise<T> {
   if (!tracingOn) return fn(); // no span, no context to carry: nothing to pay per request
@@ -90,6 +91,28 @@ export async function withOperationSpan<T>(request: { method: string; headers: R
   } finally {
     span.end();
   }
+}
+
+/** Attribute names of the OpenTelemetry GraphQL conventions (still "incubating", so copied here as the project advises). */
+const ATTR_GRAPHQL_OPERATION_NAME = 'graphql.operation.name';
+const ATTR_GRAPHQL_OPERATION_TYPE = 'graphql.operation.type';
+
+/** Names the request's span after what it ran (`query Day`, `graphql batch`); nothing without a recording span. */
+export function nameOperationSpan(name: string, operation?: { type?: string; operationName: string | null }): void {
+  const span = trace.getActiveSpan();
+  if (!span?.isRecording()) return;
+  span.updateName(name);
+  if (operation?.type) span.setAttribute(ATTR_GRAPHQL_OPERATION_TYPE, operation.type);
+  if (operation?.operationName) span.setAttribute(ATTR_GRAPHQL_OPERATION_NAME, operation.operationName);
+}
+
+/** Records how the request ended on its span. */
+export function endOperationSpan(outcome: OperationOutcome, errorCodes: readonly string[]): void {
+  const span = trace.getActiveSpan();
+  if (!span?.isRecording()) return;
+  span.setAttribute('tablegraph.outcome', outcome);
+  if (errorCodes.length > 0) span.setAttribute('tablegraph.error_codes', [...errorCodes]);
+  if (outcome === 'error') span.setStatus({ code: SpanStatusCode.ERROR, message: errorCodes.join(', ') });
 }
 
 /**

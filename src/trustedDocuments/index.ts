@@ -8,7 +8,7 @@ import { trustedDocumentsStep, type TrustedDocumentsMode } from './trustedDocume
 export { TrustedDocumentsError, readManifests } from './manifest';
 export { PinnedDocumentStore } from './documentStore';
 export type { DocumentValidation } from './prepare';
-export { servedByTrustedId, trustedDocumentsStep } from './trustedDocumentsStep';
+export { trustedDocumentsStep } from './trustedDocumentsStep';
 
 export interface TrustedDocumentsOptions {
   /** `off` turns the feature off: no manifest is read, every request runs as before. */

@@ -14,7 +14,7 @@ export interface DocumentValidation {
 /**
  * Parses, validates and limit-checks every trusted document once, at start. Any failure stops the start with a
  * message naming each operation that failed and why. The upstream-call limit depends on variables and still runs
- * per request (src/limits/upstreamCallLimit.ts).
+ * per request (src/limits/costLimit.ts).
  */
 export function prepareDocuments(operations: ReadonlyMap<string, ManifestOperation>, validation: DocumentValidation): Map<string, DocumentNode> {
   const documents = new Map<string, DocumentNode>();

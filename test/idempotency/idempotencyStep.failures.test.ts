@@ -1,5 +1,7 @@
 import { Writable } from 'node:stream';
 import type { GraphqlRequest, GraphqlResponse } from '../../src/http/graphqlRoute';
+import { operationsOfBody } from '../../src/http/operationRequests';
+import { createRequestRecord } from '../../src/http/requestRecord';
 import { idempotencyStep } from '../../src/idempotency/idempotencyStep';
 import { MemoryIdempotencyStore } from '../../src/idempotency/memoryStore';
 import { IdempotencyStoreUnavailableError, type IdempotencyStore } from '../../src/idempotency/store';
@@ -15,14 +17,12 @@ function requestWith(headers: Record<string, string>, body: unknown = MUTATION):
     url: new URL('http://gateway.invalid/graphql'),
     header: (name) => headers[name],
     incomingHeaders: {},
-    body,
-    requestId: 'unit-1',
-    started: 0,
-    logFields: {},
-    upstreamCalls: [],
+    read: operationsOfBody(body),
+    record: createRequestRecord('unit-1'),
+    context: () => Promise.reject(new Error('no context: next() stands in for execution here')),
   };
 }
-const ok = (): GraphqlResponse => ({ status: 200, headers: new Map([['content-type', 'application/json']]), body: '{"data":{}}', reachedPlugins: true });
+const ok = (): GraphqlResponse => ({ status: 200, headers: new Map([['content-type', 'application/json']]), body: '{"data":{}}' });
 const lines: Array<Record<string, unknown>> = [];
 const logger = createLogger({ level: 'info', destination: new Writable({ write: (c: Buffer, _e, done) => (lines.push(JSON.parse(c.toString())), done()) }) });
 
@@ -39,6 +39,14 @@ describe('idempotencyStep, when things fail', () => {
     expect((await step(requestWith({}), () => Promise.resolve(ok()))).status).toBe(200);
   });
 
+  it('answers an APQ hash that resolved to no text itself, so no text registered meanwhile runs unguarded', async () => {
+    const step = idempotencyStep({ store: new MemoryIdempotencyStore({ maxBytes: 1 << 20 }), logger });
+    const next = jest.fn(() => Promise.resolve(ok()));
+    const res = await step(requestWith({ 'idempotency-key': 'k0' }, { extensions: { persistedQuery: { version: 1, sha256Hash: 'a'.repeat(64) } } }), next);
+    expect([res.status, JSON.parse(res.body).errors[0].extensions.code, res.headers.get('cache-control')]).toEqual([200, 'PERSISTED_QUERY_NOT_FOUND', 'private, no-cache, must-revalidate']);
+    expect(next).not.toHaveBeenCalled();
+  });
+
   it('answers 503 without running the mutation when the store is down', async () => {
     const step = idempotencyStep({ store: downStore, logger });
     const next = jest.fn(() => Promise.resolve(ok()));
@@ -51,7 +59,7 @@ describe('idempotencyStep, when things fail', () => {
     const step = idempotencyStep({ store: downStore, logger, failOpen: true });
     const request = requestWith({ 'idempotency-key': 'k2' });
     expect((await step(request, () => Promise.resolve(ok()))).status).toBe(200);
-    expect(request.logFields.idempotency).toBe('unguarded');
+    expect(request.record.idempotency?.outcome).toBe('unguarded');
     expect(lines.some((l) => l.msg === 'idempotency store unavailable: keyed mutation runs without the guarantee (IDEMPOTENCY_FAIL_OPEN)')).toBe(true);
   });
 
@@ -60,9 +68,9 @@ describe('idempotencyStep, when things fail', () => {
     const store: IdempotencyStore = { take: (...a) => memory.take(...a), release: (...a) => memory.release(...a), complete: () => Promise.reject(new Error('gone')) };
     const step = idempotencyStep({ store, logger });
     const request = requestWith({ 'idempotency-key': 'k3' });
-    const res = await step(request, () => (request.upstreamCalls!.push(sentCall), Promise.resolve(ok())));
+    const res = await step(request, () => (request.record.upstreamCalls.push(sentCall), Promise.resolve(ok())));
     expect(res.status).toBe(200);
-    expect(request.logFields.idempotency).toBe('store_failed');
+    expect(request.record.idempotency?.outcome).toBe('store_failed');
     expect(lines.some((l) => l.msg === 'idempotency record could not be written')).toBe(true);
   });
 
@@ -70,7 +78,7 @@ describe('idempotencyStep, when things fail', () => {
     const store = new MemoryIdempotencyStore({ maxBytes: 1 << 20 });
     const step = idempotencyStep({ store, logger });
     const sent = requestWith({ 'idempotency-key': 'k4' });
-    await expect(step(sent, () => (sent.upstreamCalls!.push(sentCall), Promise.reject(new Error('bug'))))).rejects.toThrow('bug');
+    await expect(step(sent, () => (sent.record.upstreamCalls.push(sentCall), Promise.reject(new Error('bug'))))).rejects.toThrow('bug');
     const replayed = await step(requestWith({ 'idempotency-key': 'k4' }), () => Promise.resolve(ok()));
     expect([replayed.status, replayed.headers.get('idempotent-replayed')]).toEqual([500, 'true']);
     const unsent = requestWith({ 'idempotency-key': 'k5' });

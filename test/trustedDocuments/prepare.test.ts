@@ -7,7 +7,7 @@ import { createPersistedQueryCache } from '../../src/apq/cache';
 import { loadConfig } from '../../src/config';
 import type { GatewayContext } from '../../src/context';
 import { createLogger } from '../../src/logger';
-import { GatewayMetrics } from '../../src/observability/metrics';
+import { createRequestRecord } from '../../src/http/requestRecord';
 import { createGateway } from '../../src/server';
 import { sha256Hex } from '../../src/sha256';
 import { readManifests, TrustedDocumentsError } from '../../src/trustedDocuments';
@@ -78,7 +78,6 @@ describe('prepareDocuments', () => {
     createExecution({
       config,
       logger: createLogger({ level: 'silent' }),
-      metrics: new GatewayMetrics({ defaultMetrics: false }),
       persistedQueries: createPersistedQueryCache({ maxBytes: 1024 }),
       pinDocuments: (validation) => (pinned = prepareDocuments(operations, validation)),
     });
@@ -106,7 +105,6 @@ describe('PinnedDocumentStore', () => {
     const { apollo } = createExecution({
       config,
       logger: createLogger({ level: 'silent' }),
-      metrics: new GatewayMetrics({ defaultMetrics: false }),
       persistedQueries: createPersistedQueryCache({ maxBytes: 1024 }),
       pinDocuments: (validation) => prepareDocuments(operations, validation),
       plugins: [recorder],
@@ -117,7 +115,7 @@ describe('PinnedDocumentStore', () => {
         const result = await apollo.executeHTTPGraphQLRequest({
           httpGraphQLRequest: { method: 'POST', headers: new HeaderMap([['content-type', 'application/json']]), search: '', body: { query, variables: { perPage: 1 } } },
           // Execution fails on this bare context (nothing reaches an upstream); only the phases before it count here.
-          context: async () => ({ logFields: {} }) as unknown as GatewayContext,
+          context: async () => ({ record: createRequestRecord(undefined) }) as unknown as GatewayContext,
         });
         return result.status ?? 200;
       };

@@ -1,0 +1,216 @@
+import type { HTTPGraphQLRequest } from '@apollo/server';
+import type { IncomingMessage } from 'node:http';
+import { isPlainObject } from '../upstreams/fieldPlan';
+
+/**
+ * How one GraphQL operation request names its document: by id (Apollo's persisted query extension without a query,
+ * as sent; or `documentId` as the GraphQL-over-HTTP persisted documents appendix has it, lower-cased and without its
+ * `sha256:` prefix), as free-form text, or not at all.
+ */
+export type DocumentAsk =
+  | { kind: 'id'; id: string; via: 'persistedQuery' | 'documentId' }
+  | { kind: 'text'; query: string; apqHash?: string }
+  | { kind: 'none' };
+
+/**
+ * One operation of a GraphQL HTTP request, read once (a POST body's object, one element of a batch, or a GET's
+ * query string) with Apollo Server's leniency: `null` is absent for `operationName`, `variables` and `extensions`.
+ * Every step, the executor choice and idempotency read this; the body is parsed nowhere else.
+ */
+export interface OperationRequest {
+  /** The document text: as sent, or the text its id resolved to (`resolvedBy`). */
+  query?: string;
+  operationName?: string;
+  variables?: Record<string, unknown>;
+  extensions?: Record<string, unknown>;
+  /** How the client named its document. */
+  readonly ask: DocumentAsk;
+  /** Set when the id was resolved to `query`: a trusted document's manifest body, or a registered APQ text. */
+  resolvedBy?: 'trusted' | 'apq';
+  /**
+   * Whether Apollo Server would accept this operation's HTTP form (its runHttpQuery rules). Steps leave a malformed
+   * operation alone: Apollo refuses it with BAD_REQUEST before any work.
+   */
+  readonly wellFormed: boolean;
+  /** The object as the client sent it (a POST's), handed to Apollo unchanged unless its document was resolved. */
+  readonly sent: unknown;
+}
+
+/** The refusals of the HTTP form that come before any operation is read (status 400, 405, 413); the route answers them. */
+export class UnreadableRequestError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The whole HTTP request as read once: its operations, and what Apollo gets when it runs them. */
+export interface ReadRequest {
+  readonly method: 'GET' | 'POST';
+  /** Empty when the body holds no operation Apollo could read (not JSON, an empty object, a string): Apollo refuses it. */
+  readonly operations: OperationRequest[];
+  readonly batched: boolean;
+  /** The parsed JSON body of a POST (the raw text for other content types); undefined for a GET. */
+  readonly body: unknown;
+}
+
+export interface ReadOptions {
+  maxBodyBytes: number;
+  /** MAX_BATCH_SIZE; 0 refuses every batch. */
+  maxBatchSize: number;
+}
+
+/**
+ * Reads a GET or POST GraphQL request once, as graphql-http's `parseRequestParams` does. Another method (405), a body
+ * that is too large (413) or not valid JSON (400), or a batch over MAX_BATCH_SIZE (400) throws UnreadableRequestError.
+ * Bodies of other content types are kept as text for Apollo to refuse (and its CSRF check to see).
+ */
+export async function readOperationRequests(req: IncomingMessage, url: URL, options: ReadOptions): Promise<ReadRequest> {
+  if (req.method === 'GET') return { method: 'GET', operations: [fromSearch(url.searchParams)], batched: false, body: undefined };
+  if (req.method !== 'POST') throw new UnreadableRequestError(405, 'Use GET or POST');
+  const text = await readBody(req, options.maxBodyBytes);
+  const type = req.headers['content-type'] ?? '';
+  if (!/^application\/(graphql-response\+)?json/i.test(type)) return { method: 'POST', operations: [], batched: false, body: text };
+  let body: unknown;
+  try {
+    body = text === '' ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    throw new UnreadableRequestError(400, 'The request body is not valid JSON');
+  }
+  return operationsOfBody(body, options.maxBatchSize);
+}
+
+/** The operations of a POST's parsed JSON body: one object, or a batch of at most `maxBatchSize` (else it throws). */
+export function operationsOfBody(body: unknown, maxBatchSize = Infinity): ReadRequest {
+  if (Array.isArray(body)) {
+    if (body.length > Math.max(maxBatchSize, 1)) {
+      throw new UnreadableRequestError(400, maxBatchSize > 0 ? `A batch may hold at most ${maxBatchSize} operations` : 'Batched requests are not accepted');
+    }
+    return { method: 'POST', operations: body.map(fromObject), batched: true, body };
+  }
+  return { method: 'POST', operations: isPlainObject(body) && Object.keys(body).length > 0 ? [fromObject(body)] : [], batched: false, body };
+}
+
+/** Reads the body, refusing it as soon as it passes `limit` bytes (Content-Length is checked first). */
+async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  const tooLarge = () => new UnreadableRequestError(413, `Request body is larger than ${limit} bytes`);
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+/** A POST's operation, checked as Apollo's runHttpQuery checks it. */
+function fromObject(item: unknown): OperationRequest {
+  if (!isPlainObject(item) || Object.keys(item).length === 0) return { ask: { kind: 'none' }, wellFormed: false, sent: item };
+  const { query, operationName, variables, extensions, documentId } = item;
+  const wellFormed =
+    (query === undefined || query === null || typeof query === 'string') &&
+    (operationName === undefined || operationName === null || typeof operationName === 'string') &&
+    (variables === undefined || variables === null || isPlainObject(variables)) &&
+    (extensions === undefined || extensions === null || isPlainObject(extensions));
+  return operation({ query, operationName, variables, extensions, documentId }, wellFormed, item);
+}
+
+/** A GET's operation; a parameter given twice or JSON that does not parse is malformed, as Apollo has it. */
+function fromSearch(params: URLSearchParams): OperationRequest {
+  let wellFormed = true;
+  const once = (name: string): string | undefined => {
+    const values = params.getAll(name);
+    if (values.length > 1) wellFormed = false;
+    return values[0];
+  };
+  const json = (name: string): unknown => {
+    const value = once(name);
+    if (value === undefined) return undefined;
+    try {
+      const parsed = JSON.parse(value) as unknown;
+      if (!isPlainObject(parsed)) wellFormed = false;
+      return parsed;
+    } catch {
+      wellFormed = false;
+      return undefined;
+    }
+  };
+  const fields = { query: once('query'), operationName: once('operationName'), variables: json('variables'), extensions: json('extensions'), documentId: once('documentId') };
+  return operation(fields, wellFormed, undefined);
+}
+
+function operation(fields: Record<string, unknown>, wellFormed: boolean, sent: unknown): OperationRequest {
+  const { query, operationName, variables, extensions } = fields;
+  return {
+    ...(typeof query === 'string' ? { query } : {}),
+    ...(typeof operationName === 'string' ? { operationName } : {}),
+    ...(isPlainObject(variables) ? { variables } : {}),
+    ...(isPlainObject(extensions) ? { extensions } : {}),
+    ask: documentAsk(fields),
+    wellFormed,
+    sent,
+  };
+}
+
+function documentAsk(fields: Record<string, unknown>): DocumentAsk {
+  if (typeof fields.documentId === 'string') {
+    const id = fields.documentId.startsWith('sha256:') ? fields.documentId.slice('sha256:'.length) : fields.documentId;
+    return { kind: 'id', id: id.toLowerCase(), via: 'documentId' };
+  }
+  const persisted = persistedQueryOf(fields.extensions);
+  if (typeof fields.query === 'string' && fields.query !== '') {
+    return persisted ? { kind: 'text', query: fields.query, apqHash: persisted } : { kind: 'text', query: fields.query };
+  }
+  if (persisted !== undefined) return { kind: 'id', id: persisted, via: 'persistedQuery' };
+  return { kind: 'none' };
+}
+
+/** Whether an id can name a persisted document at all (64 hex digits), before it is looked up. */
+export function isWellFormedId(id: string): boolean {
+  return /^[0-9a-f]{64}$/.test(id);
+}
+
+/** `extensions.persistedQuery.sha256Hash` of a version-1 persisted query; other versions are Apollo's to refuse. */
+function persistedQueryOf(extensions: unknown): string | undefined {
+  if (!isPlainObject(extensions)) return undefined;
+  const persisted = extensions.persistedQuery;
+  if (!isPlainObject(persisted)) return undefined;
+  return persisted.version === 1 && typeof persisted.sha256Hash === 'string' ? persisted.sha256Hash : undefined;
+}
+
+/** The operation as Apollo gets it: as sent, or, once its id was resolved, its text without the id. */
+function apolloItem(op: OperationRequest): unknown {
+  if (!op.resolvedBy || !isPlainObject(op.sent)) return op.sent;
+  const { documentId: _id, extensions: _e, ...rest } = op.sent;
+  const extensions = withoutPersistedQuery(op.extensions);
+  return { ...rest, query: op.query, ...(extensions ? { extensions } : {}) };
+}
+
+function withoutPersistedQuery(extensions: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!extensions) return undefined;
+  const { persistedQuery: _p, ...rest } = extensions;
+  return Object.keys(rest).length > 0 ? rest : undefined;
+}
+
+/** What Apollo Server's executeHTTPGraphQLRequest gets for this request, with every resolved document as text. */
+export function apolloRequest(read: ReadRequest, url: URL, headers: HTTPGraphQLRequest['headers']): HTTPGraphQLRequest {
+  const { method } = read;
+  const [first] = read.operations;
+  if (method === 'GET') {
+    if (!first?.resolvedBy) return { method, headers, search: url.search, body: undefined };
+    const params = new URLSearchParams(url.search);
+    params.set('query', first.query ?? '');
+    params.delete('documentId');
+    const extensions = withoutPersistedQuery(first.extensions);
+    if (extensions) params.set('extensions', JSON.stringify(extensions));
+    else params.delete('extensions');
+    return { method, headers, search: `?${params.toString()}`, body: undefined };
+  }
+  if (!read.operations.some((op) => op.resolvedBy)) return { method, headers, search: url.search, body: read.body };
+  return { method, headers, search: url.search, body: read.batched ? read.operations.map(apolloItem) : apolloItem(first) };
+}
