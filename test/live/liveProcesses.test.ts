@@ -96,7 +96,8 @@ describeWithRedis('live subscriptions across gateway processes')('live subscript
 
 describe('live subscriptions on SIGTERM', () => {
   it('close with 1001 once the HTTP requests in flight have finished', async () => {
-    const { process: gateway, url } = await startGateway({});
+    // One process, no Redis: a production start says so (SINGLE_REPLICA).
+    const { process: gateway, url } = await startGateway({ SINGLE_REPLICA: 'true' });
     const client = connect(url);
     const live = subscribe(client, { date: DATE });
     expect(await eventually(() => live.events.length === 1)).toBe(true);
