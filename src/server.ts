@@ -88,14 +88,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const context = (request: GraphqlRequest) => Promise.resolve(createContext(contextDeps, request));
   // Outermost first. The client step first: identity and budgets before any other work, on the request as the
   // client sent it. Then trusted documents, which turn ids into their text; then, for clients bound to trusted
-  // documents, the check that every operation came by a manifest id (not an APQ hash); then the APQ hashes turned
-  // into their text. Subscriptions pass these too (src/live/scope.ts).
-  const admission = [
-    ...(clients ? [clients.step] : []),
-    ...(trusted ? [trusted.step] : []),
-    ...(clients ? [clients.trustedOnlyStep] : []),
-    persistedQueriesStep(persistedQueries),
-  ];
+  // documents, the check that every operation came by a manifest id (not an APQ hash). Subscriptions pass these too
+  // (src/live/scope.ts).
+  const admission = [...(clients ? [clients.step] : []), ...(trusted ? [trusted.step] : []), ...(clients ? [clients.trustedOnlyStep] : [])];
 
   const lifecycle = new ServerLifecycle();
   const graphql = graphqlRoute({
@@ -112,8 +107,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
           clients,
         })
       : undefined,
-    // Then idempotency, which so sees every mutation's text, however it was named.
-    steps: [...admission, idempotencyFromConfig({ config, logger, metrics, redis })],
+    // Then the APQ hashes turned into their text (no subscription's text is ever registered: Apollo registers a text
+    // once it has resolved the operation, after subscriptionsOverHttpPlugin refused it). Then idempotency, which so
+    // sees every mutation's text, however it was named.
+    steps: [...admission, persistedQueriesStep(persistedQueries), idempotencyFromConfig({ config, logger, metrics, redis })],
   });
   const explorer = explorerRoute({ ...deps.explorer, enabled: config.env !== 'production' });
   const server = createServer((req, res) => {

@@ -21,12 +21,12 @@ export function headersOf(payload: Readonly<Record<string, unknown>> | undefined
 export interface LiveScope {
   readonly request: GraphqlRequest;
   readonly operation: OperationRequest;
-  /** The document to run: the manifest body (or registered APQ text) when the subscription named its document by id. */
+  /** The document to run: the manifest body when the subscription named a trusted document by id. */
   readonly query: string;
 }
 
 export interface LiveScopeOptions {
-  /** The HTTP route's policies that decide on the caller and the document (client identity and budgets, trusted documents, APQ). */
+  /** The HTTP route's policies that decide on the caller and the document (client identity and budgets, trusted documents). */
   steps: readonly GraphqlStep[];
 }
 
@@ -58,7 +58,7 @@ export async function liveScope(options: LiveScopeOptions, headers: Readonly<Rec
   const chain = options.steps.reduceRight<() => Promise<GraphqlResponse>>((next, step) => () => step(request, next), admit);
   const response = await chain();
   if (!admitted) return errorsOf(response.body);
-  // An id neither the trusted documents nor the APQ cache know, with no text: what Apollo answers an unknown persisted query.
+  // An id the trusted documents do not know, with no text: what Apollo answers an unknown persisted query.
   if (operation.query === undefined || operation.query === '') return [new GraphQLError('PersistedQueryNotFound', { extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } })];
   return { request, operation, query: operation.query };
 }
