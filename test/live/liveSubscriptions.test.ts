@@ -299,6 +299,7 @@ describe('live subscriptions with a clients file', () => {
     acme.unsubscribe();
     const ended = async () => policed.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'live subscription ended');
     expect(await eventually(async () => (await ended()) !== undefined)).toBe(true);
-    expect(await ended()).toMatchObject({ client: 'acme', clientAudience: 'partner', events: 1 });
+    // The record the admission filled: the client, and the estimate of one read the cost model admitted (a day of 10 with their checks).
+    expect(await ended()).toMatchObject({ client: 'acme', clientAudience: 'partner', events: 1, estimatedUpstreamCalls: '11' });
   });
 });
