@@ -186,7 +186,7 @@ export function liveServer(options: LiveServerOptions): LiveServer {
         return ticket.subscriber as AsyncIterable<FormattedExecutionResult> as AsyncIterable<ExecutionResult>;
       },
       // Refusals at subscribe are formatted as HTTP formats them (limits named as limits, unexpected errors masked).
-      onError: (_ctx, _id, _payload, errors) => errors.map((e) => options.formatError(e.toJSON(), e)),
+      onError: (_ctx, _id, _payload, errors) => errors.map((e) => options.formatError(withoutHttp(e.toJSON()), e)),
       // Without this graphql-ws would call toJSON on each error, which a formatted error has not.
       onNext: (_ctx, _id, _payload, _args, result) => result as FormattedExecutionResult,
       onComplete(ctx, id) {
@@ -226,4 +226,11 @@ export function liveServer(options: LiveServerOptions): LiveServer {
       polls.close();
     },
   };
+}
+
+/** Without `extensions.http`, the HTTP status a refusal asks for: Apollo drops it before formatting, and so do subscriptions. */
+function withoutHttp(formatted: GraphQLFormattedError): GraphQLFormattedError {
+  if (formatted.extensions?.http === undefined) return formatted;
+  const { http: _http, ...extensions } = formatted.extensions;
+  return { ...formatted, extensions };
 }

@@ -177,6 +177,8 @@ describe('live subscriptions', () => {
     const query = subscribe(client, {}, `query { reservations(date: "${DATE}") { nodes { id } } }`);
     expect(await eventually(() => costly.error !== undefined && query.error !== undefined)).toBe(true);
     expect(costly.error).toEqual([expect.objectContaining({ message: expect.stringContaining('MAX_UPSTREAM_CALLS') })]);
+    // As an HTTP answer has it: the code, without the status hint the refusal carries for Apollo.
+    expect(costly.error).toEqual([expect.objectContaining({ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })]);
     expect(query.error).toEqual([expect.objectContaining({ extensions: { code: 'BAD_REQUEST' } })]);
     const broken = subscribe(client, {}, 'subscription { reservations(');
     const tooDeep = subscribe(client, { date: DATE }, `subscription($date: Date!) { reservations(date: $date) { nodes { customer { id } check { id customer { id accountDetail { checksCount } } } } } }`);
@@ -296,6 +298,7 @@ describe('live subscriptions with a clients file', () => {
     expect(nobody.error).toEqual([expect.objectContaining({ extensions: { code: 'UNAUTHENTICATED' } })]);
     expect(stranger.error).toEqual([expect.objectContaining({ message: 'The X-Api-Key is not known', extensions: { code: 'UNAUTHENTICATED' } })]);
     expect(frugal.error).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'COST_ESTIMATED_TOO_EXPENSIVE' }) })]);
+    expect(frugal.error).not.toEqual([expect.objectContaining({ extensions: expect.objectContaining({ http: expect.anything() }) })]);
     acme.unsubscribe();
     const ended = async () => policed.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'live subscription ended');
     expect(await eventually(async () => (await ended()) !== undefined)).toBe(true);
