@@ -1,7 +1,7 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { InMemoryLRUCache, type KeyValueCache } from '@apollo/utils.keyvaluecache';
-import type { DocumentNode, GraphQLSchema } from 'graphql';
+import type { DocumentNode, GraphQLSchema, ParseOptions, ValidationRule } from 'graphql';
 import type { Config } from './config';
 import type { GatewayContext } from './context';
 import { createFormatError } from './errors/formatError';
@@ -13,6 +13,7 @@ import { costLimitPlugin, type ClientCostPolicy } from './limits/costLimit';
 import type { Logger } from './logger';
 import { CompiledOperations } from './execution/compiledOperations';
 import { jitExecution } from './execution/jitExecution';
+import { subscriptionsOverHttpPlugin } from './live/subscriptionsOverHttpPlugin';
 import { RECORD_TYPES, resolvers } from './resolvers';
 import { buildExecutableSchema, loadTypeDefs } from './schema';
 import { PinnedDocumentStore, type DocumentValidation } from './trustedDocuments';
@@ -43,6 +44,10 @@ export interface Execution {
    * manifests bound them.
    */
   compiled: CompiledOperations | undefined;
+  /** The `formatError` Apollo formats every error with. */
+  formatError: ReturnType<typeof createFormatError>;
+  /** The parse options and validation rules every request's document gets (the document limits), for subscriptions. */
+  documentRules: { parseOptions: ParseOptions; validationRules: ValidationRule[] };
 }
 
 /** The Apollo server: schema and execution, document limits, APQ, error formatting and the observability plugins. */
@@ -57,6 +62,7 @@ export function createExecution(options: ApolloServerOptions): Execution {
   const recent = new InMemoryLRUCache<DocumentNode>({ maxSize: config.execution.documentCacheMaxBytes, sizeCalculation: (document) => InMemoryLRUCache.sizeCalculation(document) });
   // The same rules for every request and, once at start, for the trusted documents.
   const validationRules = [...documentRules.validationRules, ...(config.introspection ? [] : [introspectionOff])];
+  const formatError = createFormatError(logger);
   const pinned = options.pinDocuments?.({ schema, validationRules, parseOptions: documentRules.parseOptions });
   const compiled = config.execution.compiledPath ? new CompiledOperations(schema) : undefined;
   // Compiled at start, like their parse and validation; the text is the one their id is the SHA-256 of.
@@ -76,13 +82,14 @@ export function createExecution(options: ApolloServerOptions): Execution {
     persistedQueries: { cache: options.persistedQueries, ttl: config.persistedQueries.ttlSeconds },
     parseOptions: documentRules.parseOptions,
     validationRules,
-    formatError: createFormatError(logger),
+    formatError,
     plugins: [
       // No cache hints in this schema and no HTTP caching of answers carrying credentials; the default cache-control
       // plugin would still wrap every field's resolver.
       ApolloServerPluginCacheControlDisabled(),
       ...documentRules.plugins,
       costLimitPlugin({ maxUpstreamCalls: limits.maxUpstreamCalls, maxCost: limits.maxCost }, options.clientCost),
+      subscriptionsOverHttpPlugin(),
       refusalStatusPlugin(),
       // Browsers get the gateway's own explorer (src/http/explorer) before Apollo; without this Apollo would add its
       // CDN landing page outside production.
@@ -91,5 +98,5 @@ export function createExecution(options: ApolloServerOptions): Execution {
       ...(options.plugins ?? []),
     ],
   });
-  return { apollo, schema, compiled };
+  return { apollo, schema, compiled, formatError, documentRules: { parseOptions: documentRules.parseOptions, validationRules } };
 }

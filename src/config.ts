@@ -33,6 +33,8 @@ export type Config = Readonly<{
   persistedQueries: Readonly<{ maxBytes: number; ttlSeconds: number }>;
   /** Shared state across replicas (persisted queries, idempotency records, rate budgets) goes here when set. */
   redisUrl?: string;
+  /** Live subscriptions (src/live): the poll interval and the most subscriptions one WebSocket may hold. */
+  live: { pollMs: number; maxSubscriptionsPerConnection: number };
   /**
    * Client identity and policies (src/clients): the clients file's path, and the share of each limit a replica
    * enforces alone while Redis is unreachable (1 ÷ localShareOf).
@@ -106,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     execution: { minUses: e.JIT_MIN_USES, maxCompiledDocuments: e.JIT_MAX_DOCUMENTS, documentCacheMaxBytes: e.DOCUMENT_CACHE_MAX_BYTES, compiledPath: e.COMPILED_PATH },
     persistedQueries: { maxBytes: e.APQ_CACHE_MAX_BYTES, ttlSeconds: e.APQ_TTL_SECONDS },
     redisUrl: e.REDIS_URL,
+    live: { pollMs: Math.round(e.LIVE_POLL_SECONDS * 1000), maxSubscriptionsPerConnection: e.LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION },
     clients: { file: e.CLIENTS_FILE, localShareOf: e.RATE_LIMIT_LOCAL_SHARE_OF },
     connectionLimits: {
       headersTimeoutMs: e.SERVER_HEADERS_TIMEOUT_MS,

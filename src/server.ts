@@ -13,6 +13,7 @@ import { ServerLifecycle, type LifecycleState } from './http/lifecycle';
 import { opsRoutes } from './http/opsRoutes';
 import { errorBody, sendJson } from './http/send';
 import { idempotencyFromConfig } from './idempotency';
+import { liveServer } from './live/liveServer';
 import type { Logger } from './logger';
 import { UpstreamDeviations } from './observability/deviations';
 import { GatewayMetrics } from './observability/metrics';
@@ -83,7 +84,13 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const trusted = createTrustedDocuments({ ...config.trustedDocuments, metrics });
   const execution = createExecution({ config, logger, persistedQueries, clientCost: clients?.cost, pinDocuments: trusted?.pin });
   const { apollo } = execution;
-  const context = (request: GraphqlRequest) => Promise.resolve(createContext({ config, logger, upstreams, metrics, deviations, sharedReads }, request));
+  const contextDeps = { config, logger, upstreams, metrics, deviations, sharedReads };
+  const context = (request: GraphqlRequest) => Promise.resolve(createContext(contextDeps, request));
+  // Outermost first. The client step first: identity and budgets before any other work, on the request as the
+  // client sent it. Then trusted documents, which turn ids into their text; then, for clients bound to trusted
+  // documents, the check that every operation came by a manifest id (not an APQ hash). Subscriptions pass these too
+  // (src/live/scope.ts).
+  const admission = [...(clients ? [clients.step] : []), ...(trusted ? [trusted.step] : []), ...(clients ? [clients.trustedOnlyStep] : [])];
 
   const lifecycle = new ServerLifecycle();
   const graphql = graphqlRoute({
@@ -100,17 +107,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
           clients,
         })
       : undefined,
-    // Outermost first. The client step first: identity and budgets before any other work, on the request as the
-    // client sent it. Then trusted documents, which turn ids into their text; then, for clients bound to trusted
-    // documents, the check that every operation came by a manifest id (not an APQ hash); then the APQ hashes turned
-    // into their text. Then idempotency, which so sees every mutation's text, however it was named.
-    steps: [
-      ...(clients ? [clients.step] : []),
-      ...(trusted ? [trusted.step] : []),
-      ...(clients ? [clients.trustedOnlyStep] : []),
-      persistedQueriesStep(persistedQueries),
-      idempotencyFromConfig({ config, logger, metrics, redis }),
-    ],
+    // Then the APQ hashes turned into their text (no subscription's text is ever registered: Apollo registers a text
+    // once it has resolved the operation, after subscriptionsOverHttpPlugin refused it). Then idempotency, which so
+    // sees every mutation's text, however it was named.
+    steps: [...admission, persistedQueriesStep(persistedQueries), idempotencyFromConfig({ config, logger, metrics, redis })],
   });
   const explorer = explorerRoute({ ...deps.explorer, enabled: config.env !== 'production' });
   const server = createServer((req, res) => {
@@ -124,6 +124,24 @@ export function createGateway(deps: GatewayDeps): Gateway {
     });
   });
   limitConnections(server, config.connectionLimits);
+  const live = liveServer({
+    server,
+    schema: execution.schema,
+    ...execution.documentRules,
+    formatError: execution.formatError,
+    maxUpstreamCalls: limits.maxUpstreamCalls,
+    maxSubscriptionsPerConnection: config.live.maxSubscriptionsPerConnection,
+    pollMs: config.live.pollMs,
+    maxPayloadBytes: limits.maxBodyBytes,
+    maxCost: limits.maxCost,
+    steps: admission,
+    cost: clients?.cost,
+    // A fresh context per read, as for one HTTP request: the breaker, budgets, field errors and shared reads apply.
+    context: (request) => createContext(contextDeps, request),
+    redis,
+    logger,
+    metrics,
+  });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://gateway.invalid');
@@ -151,7 +169,11 @@ export function createGateway(deps: GatewayDeps): Gateway {
       lifecycle.markDraining();
     },
     async stop() {
-      const { cut } = await lifecycle.drain(server, config.drainTimeoutMs);
+      const drained = lifecycle.drain(server, config.drainTimeoutMs);
+      // WebSockets hold the listener open: they close with 1001 once the HTTP requests in flight have finished.
+      await lifecycle.idle();
+      await live.close();
+      const { cut } = await drained;
       if (cut > 0) logger.warn({ requests: cut, drainTimeoutMs: config.drainTimeoutMs }, 'drain timeout passed: cut the requests still in flight');
       await apollo.stop();
       await Promise.all([upstreams.reservation.close(), upstreams.pos.close(), redis?.close()]);

@@ -91,6 +91,9 @@ export const ConfigSchema = z.object({
   IDEMPOTENCY_MEMORY_MAX_BYTES: int(64 * 1024 * 1024, 64 * 1024),
   UPSTREAM_CACHE_MAX_AGE_SECONDS: int(30),
   UPSTREAM_CACHE_MAX_MB: int(64),
+  /** Seconds between two reads of a live subscription's data; fractions allowed (tests use 0.2). */
+  LIVE_POLL_SECONDS: z.coerce.number().min(0.05).max(3600).default(5),
+  LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION: int(10, 1),
 }).superRefine((e, ctx) => {
   if (e.SERVER_HEADERS_TIMEOUT_MS > e.SERVER_REQUEST_TIMEOUT_MS) {
     ctx.addIssue({ code: 'custom', path: ['SERVER_HEADERS_TIMEOUT_MS'], message: `must not exceed SERVER_REQUEST_TIMEOUT_MS (${e.SERVER_REQUEST_TIMEOUT_MS})` });

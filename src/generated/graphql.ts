@@ -796,6 +796,32 @@ export type SalesChannel = {
   name?: Maybe<Scalars['String']['output']>;
 };
 
+/**
+ * Live views over the WebSocket on `/graphql` (graphql-ws). Each subscription is re-read every `LIVE_POLL_SECONDS`,
+ * one read for every subscriber with the same credentials, document and variables; an event is sent first at once,
+ * then only when the selected data changes.
+ */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /**
+   * The reservations of one venue-local date as `Query.reservations` reads them (page 1), sent again on each change,
+   * checks included. Each read is costed and limited as that query is.
+   */
+  reservations?: Maybe<ReservationPage>;
+};
+
+
+/**
+ * Live views over the WebSocket on `/graphql` (graphql-ws). Each subscription is re-read every `LIVE_POLL_SECONDS`,
+ * one read for every subscriber with the same credentials, document and variables; an event is sent first at once,
+ * then only when the selected data changes.
+ */
+export type SubscriptionReservationsArgs = {
+  date: Scalars['Date']['input'];
+  perPage?: InputMaybe<Scalars['Int']['input']>;
+  revenueCenterId?: InputMaybe<Scalars['ID']['input']>;
+};
+
 /** A table of the venue. */
 export type Table = {
   __typename?: 'Table';
@@ -976,6 +1002,7 @@ export type ResolversTypes = {
   RevenueCenter: ResolverTypeWrapper<NamedRecord>;
   SalesChannel: ResolverTypeWrapper<NamedRecord>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Table: ResolverTypeWrapper<NamedRecord>;
   Tag: ResolverTypeWrapper<NamedRecord>;
   Tax: ResolverTypeWrapper<TaxRecord>;
@@ -1030,6 +1057,7 @@ export type ResolversParentTypes = {
   RevenueCenter: NamedRecord;
   SalesChannel: NamedRecord;
   String: Scalars['String']['output'];
+  Subscription: Record<PropertyKey, never>;
   Table: NamedRecord;
   Tag: NamedRecord;
   Tax: TaxRecord;
@@ -1378,6 +1406,10 @@ export type SalesChannelResolvers<ContextType = GatewayContext, ParentType exten
   name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type SubscriptionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
+  reservations?: SubscriptionResolver<Maybe<ResolversTypes['ReservationPage']>, "reservations", ParentType, ContextType, RequireFields<SubscriptionReservationsArgs, 'date' | 'perPage'>>;
+};
+
 export type TableResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Table'] = ResolversParentTypes['Table']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -1435,6 +1467,7 @@ export type Resolvers<ContextType = GatewayContext> = {
   ReservationPage?: ReservationPageResolvers<ContextType>;
   RevenueCenter?: RevenueCenterResolvers<ContextType>;
   SalesChannel?: SalesChannelResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
   Table?: TableResolvers<ContextType>;
   Tag?: TagResolvers<ContextType>;
   Tax?: TaxResolvers<ContextType>;

@@ -18,6 +18,7 @@ export class ServerLifecycle {
   private current: LifecycleState = 'starting';
   private readonly inFlight = new Set<ServerResponse>();
   private whenIdle?: () => void;
+  private readonly idleWaiters: Array<() => void> = [];
 
   get state(): LifecycleState {
     return this.current;
@@ -34,8 +35,16 @@ export class ServerLifecycle {
     if (this.isDraining()) res.setHeader('connection', 'close');
     res.once('close', () => {
       this.inFlight.delete(res);
-      if (this.inFlight.size === 0) this.whenIdle?.();
+      if (this.inFlight.size > 0) return;
+      this.whenIdle?.();
+      for (const resolve of this.idleWaiters.splice(0)) resolve();
     });
+  }
+
+  /** Resolves once no request is in flight (at once when none is). */
+  idle(): Promise<void> {
+    if (this.inFlight.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   markReady(): void {

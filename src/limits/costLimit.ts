@@ -4,7 +4,7 @@ import { rootFieldNames } from '../graphqlDocument';
 import type { ClientMetrics } from '../clients/clientMetrics';
 import type { KnownClient } from '../clients/clientsFile';
 import type { GatewayContext } from '../context';
-import type { ClientRecord } from '../http/requestRecord';
+import type { ClientRecord, RequestRecord } from '../http/requestRecord';
 import { ErrorCode } from '../errors/codes';
 import { upstreamCallCount } from '../upstreams/events';
 import { actualCost } from './actualCost';
@@ -86,6 +86,27 @@ export function limitRefusal(limits: CostLimits, estimate: CostEstimate): GraphQ
 }
 
 /**
+ * The one judgement of an operation's estimate, for Apollo's plugin below and for live subscriptions (src/live): the
+ * gateway's limits, then the known client's policy. A refusal is returned (the client's noted on the record for its
+ * metrics); an admitted estimate goes on the record and into the client's metrics.
+ */
+export function judgeCost(limits: CostLimits, policy: ClientCostPolicy | undefined, record: RequestRecord, resolved: ResolvedOperation, estimate: CostEstimate): GraphQLError | undefined {
+  const over = limitRefusal(limits, estimate);
+  if (over) return over;
+  const state = record.client;
+  const client = policy && state?.known;
+  if (!state || !client) return undefined;
+  const refused = policy.refusal(client, resolved, estimate);
+  if (refused) {
+    state.refusedBy = refused.extensions.code === ErrorCode.COST_ESTIMATED_TOO_EXPENSIVE ? 'cost' : 'introspection';
+    return refused;
+  }
+  record.cost = estimate;
+  policy.admitted(client, estimate);
+  return undefined;
+}
+
+/**
  * Demand control, after the operation is resolved and before anything executes, from one estimate: the gateway's
  * limits (MAX_UPSTREAM_CALLS, MAX_COST), then, for a known client, its `maxCost` (COST_ESTIMATED_TOO_EXPENSIVE with
  * `extensions.cost`) and introspection when its policy does not allow it. Afterwards it records the upstream calls
@@ -101,16 +122,8 @@ export function costLimitPlugin(limits: CostLimits, policy?: ClientCostPolicy): 
         async didResolveOperation({ operation, document, schema, request }) {
           if (!operation) return;
           const estimate = estimateRemembered({ schema, document, operation, variables: request.variables ?? {} });
-          const over = limitRefusal(limits, estimate);
-          if (over) throw over;
-          if (!state || !client) return;
-          const refused = policy.refusal(client, { schema, document, operation }, estimate);
-          if (refused) {
-            state.refusedBy = refused.extensions.code === ErrorCode.COST_ESTIMATED_TOO_EXPENSIVE ? 'cost' : 'introspection';
-            throw refused;
-          }
-          record.cost = estimate;
-          policy.admitted(client, estimate);
+          const refused = judgeCost(limits, policy, record, { schema, document, operation }, estimate);
+          if (refused) throw refused;
         },
         async willSendResponse({ response, document, operation, schema }) {
           if (!state || !client) return;

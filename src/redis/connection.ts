@@ -21,11 +21,11 @@ export interface RedisConnection {
   /** Whether the connection is up: a policy may skip a command that would only fail. */
   readonly available: boolean;
   /**
-   * Calls `onMessage` with each message published on `channel`, through a second connection of this module's own
-   * (a subscribed connection can run no other command), made on the first subscription. Messages published while
-   * it is disconnected are lost; it resubscribes when it is back.
+   * Hears `channel` on a second, subscribe-mode connection (made on first use; ioredis subscribes it again after a
+   * reconnect). Several listeners may share a channel: it is unsubscribed when its last listener goes.
    */
-  subscribe(channel: string, onMessage: (message: string) => void): void;
+  subscribe(channel: string, onMessage: (message: string) => void): Promise<void>;
+  unsubscribe(channel: string, onMessage: (message: string) => void): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -48,25 +48,36 @@ export function openRedisConnection(options: RedisConnectionOptions): RedisConne
   client.on('ready', () => {
     if (lastWarning > 0) options.logger.info('Redis connection is back');
   });
-  const handlers = new Map<string, (message: string) => void>();
+  const listeners = new Map<string, Set<(message: string) => void>>();
   let subscriber: Redis | undefined;
-  const subscribed = (): Redis => {
-    // Waits for its connection rather than failing: a subscription is made once, at start, and kept.
-    const made = client.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined });
-    // The main connection warns of Redis being away; the subscriber reconnects beside it.
-    made.on('error', () => undefined);
-    made.on('message', (channel: string, message: string) => handlers.get(channel)?.(message));
-    return made;
+  const subscriberClient = (): Redis => {
+    if (!subscriber) {
+      // Subscribing waits for the connection rather than failing at once: a listener is for as long as it lasts.
+      subscriber = client.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined });
+      // The main connection already warns while Redis is away.
+      subscriber.on('error', () => undefined);
+      subscriber.on('message', (channel: string, message: string) => {
+        for (const listener of listeners.get(channel) ?? []) listener(message);
+      });
+    }
+    return subscriber;
   };
   return {
     client,
     get available() {
       return client.status === 'ready';
     },
-    subscribe(channel, onMessage) {
-      handlers.set(channel, onMessage);
-      subscriber ??= subscribed();
-      subscriber.subscribe(channel).catch(() => undefined);
+    async subscribe(channel, onMessage) {
+      let set = listeners.get(channel);
+      if (!set) listeners.set(channel, (set = new Set()));
+      set.add(onMessage);
+      if (set.size === 1) await subscriberClient().subscribe(channel);
+    },
+    async unsubscribe(channel, onMessage) {
+      const set = listeners.get(channel);
+      if (!set?.delete(onMessage) || set.size > 0) return;
+      listeners.delete(channel);
+      await subscriber?.unsubscribe(channel);
     },
     close: async () => {
       client.disconnect();

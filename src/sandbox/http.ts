@@ -40,6 +40,8 @@ export interface ServiceOptions {
   record?: (request: RecordedRequest) => void;
   /** Larger bodies get 413 without being parsed. Default 1 MiB. */
   maxBodyBytes?: number;
+  /** Called before each request is handled (the evening catching up with the clock). Default: none. */
+  beforeHandle?: () => void;
 }
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -62,6 +64,7 @@ export function createJsonServer(service: RecordedRequest['service'], handle: Sa
     options.record?.({ service, method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body });
     if (options.delayMs) await sleep(options.delayMs);
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+    options.beforeHandle?.();
     const reply = raw === TOO_LARGE
       ? errorReply(413, 'Request body is too large', 413)
       : handle({

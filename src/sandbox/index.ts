@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SANDBOX_CREDENTIALS } from './credentials';
 import { createSampleState, SAMPLE } from './data';
+import { eveningClock } from './evening';
 import type { RecordedRequest } from './http';
 import { createPosService } from './posService';
 import type { SandboxState } from './records';
@@ -21,6 +22,11 @@ export interface SandboxOptions {
    * "not in the past", `created_at`), so a test's sample is the same at any hour. Default: the real clock.
    */
   now?: Date;
+  /**
+   * Move the state along this clock: today's guests arrive and leave, their checks are paid (src/sandbox/evening.ts).
+   * `npm run dev` passes the wall clock. Default: none, the state stays as it was built.
+   */
+  clock?: () => Date;
   /** Use this state instead of the sample data. */
   state?: SandboxState;
   /** Keep every request in `Sandbox.requests`; turn off under load. Default true. */
@@ -47,6 +53,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const requests: RecordedRequest[] = [];
   const serviceOptions = {
     delayMs: options.delayMs ?? 0,
+    ...(options.clock ? { beforeHandle: eveningClock(state, options.clock) } : {}),
     ...(options.recordRequests === false ? {} : { record: (request: RecordedRequest) => void requests.push(request) }),
   };
   const fixed = options.now?.getTime();

@@ -23,6 +23,6 @@ export function createSharedReads(options: Omit<SharedReadsOptions, 'onMark'> & 
   redis.subscribe(READ_MARKS_CHANNEL, (message) => {
     const mark = MARK_MESSAGE.exec(message);
     if (mark && mark[1] !== reads.instanceId) reads.apply(mark[2]);
-  });
+  }).catch(() => undefined);
   return reads;
 }

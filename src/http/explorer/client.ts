@@ -73,8 +73,12 @@ export const BOOT_SCRIPT = String.raw`'use strict';
     }, Promise.resolve()).then(function () {
       target.textContent = '';
       var GraphiQL = window.GraphiQL;
+      // Subscriptions over graphql-ws on the same path (ws: or wss: as the page); GraphiQL sends the headers
+      // editor's content as connection_init's payload, which is where the gateway reads a WebSocket's headers.
+      var endpoint = new URL(config.endpoint, location.href);
+      var subscriptionUrl = (endpoint.protocol === 'https:' ? 'wss:' : 'ws:') + '//' + endpoint.host + endpoint.pathname;
       var element = window.React.createElement(GraphiQL, {
-        fetcher: GraphiQL.createFetcher({ url: config.endpoint }),
+        fetcher: GraphiQL.createFetcher({ url: config.endpoint, subscriptionUrl: subscriptionUrl }),
         query: config.document,
         variables: JSON.stringify(config.variables, null, 2),
         headers: JSON.stringify(config.headers, null, 2),

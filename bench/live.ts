@@ -1,0 +1,163 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import { cpuTimeMs, npmStartArgs, startTarget, stopProcess } from './processes';
+
+/**
+ * S5, live subscriptions (issue 23): SUBSCRIBERS screens over VENUES venues, 10 subscriptions per WebSocket, on one
+ * gateway process (`npm run bench:live`, after `npm run build`'s tsc). It reports the memory each open subscription
+ * costs, the upstream calls per second (one read per venue and view each interval, whatever the number of
+ * subscribers), the time from an upstream change to the last subscriber's event, and the CPU of one read.
+ */
+const VENUES = Number(process.env.BENCH_LIVE_VENUES ?? 25);
+const SUBSCRIBERS = Number(process.env.BENCH_LIVE_SUBSCRIBERS ?? 1000);
+const POLL_SECONDS = Number(process.env.BENCH_LIVE_POLL_SECONDS ?? 1);
+const PER_CONNECTION = 10;
+const WINDOW_MS = 10_000;
+/** Reservations of a venue's day, and the distinct checks among them: a read is 1 + CHECKS upstream calls. */
+const RESERVATIONS = 10;
+const CHECKS = 5;
+
+const VIEW = `subscription LiveDay($date: Date!) { reservations(date: $date, perPage: 10) { nodes { id status guestCount check { id status } } } }`;
+
+interface Upstream {
+  url: string;
+  calls: () => number;
+  /** Every venue's reservations change status (a party seated). */
+  change(): void;
+  close(): Promise<void>;
+}
+
+const uuid = (venue: number, n: number) => `00000000-0000-4000-8000-${String(venue).padStart(6, '0')}${String(n).padStart(6, '0')}`;
+
+/** One server for both services: the list per venue (by token), and each check. */
+async function startUpstream(): Promise<Upstream> {
+  let calls = 0;
+  let status = 'confirmed';
+  const server: Server = createServer((req, res) => {
+    calls += 1;
+    const url = req.url ?? '';
+    const checkId = /^\/checks\/([0-9a-f-]+)$/.exec(url)?.[1];
+    const body = checkId ? check(checkId) : list(String(req.headers['reservation-access-token'] ?? ''));
+    const text = JSON.stringify(body);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+  });
+  const list = (token: string) => {
+    const venue = Number(token.replace('venue-', ''));
+    const reservations = Array.from({ length: RESERVATIONS }, (_, n) => ({
+      id: uuid(venue, n),
+      type: 'reservation',
+      status,
+      date: '2026-11-28T19:30:00+03:00',
+      guest_count: 2 + (n % 4),
+      check: { id: uuid(venue, 1000 + (n % CHECKS)) },
+    }));
+    return { reservations, meta: { total_count: RESERVATIONS, current_page: 1, per_page_count: 10, total_page: 1, has_next_page: false } };
+  };
+  const check = (id: string) => ({ id, status: 'open', business_date: '2026-11-28' });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    calls: () => calls,
+    change: () => (status = status === 'confirmed' ? 'seated' : 'confirmed'),
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
+}
+
+function rssMiB(pid: number | undefined): number {
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(match?.[1] ?? NaN) / 1024;
+}
+
+async function metric(url: string, name: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'gm'))].reduce((sum, m) => sum + Number(m[1]), 0);
+}
+
+async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const end = performance.now() + timeoutMs;
+  while (!check()) {
+    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
+async function main(): Promise<void> {
+  const upstream = await startUpstream();
+  const gateway = await startTarget('gateway', npmStartArgs(resolve(__dirname, '..', '..')), {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    RESERVATION_BASE_URL: upstream.url,
+    POS_BASE_URL: upstream.url,
+    LIVE_POLL_SECONDS: String(POLL_SECONDS),
+    SHUTDOWN_DELAY_MS: '0',
+  });
+  const pid = gateway.process.pid;
+  await sleep(1000);
+  const rssBefore = rssMiB(pid);
+  const heapBefore = await metric(gateway.url, 'nodejs_heap_size_used_bytes');
+
+  // Each subscriber's event times; subscribers of one venue share a poll.
+  const events: number[][] = [];
+  const clients: Client[] = [];
+  for (let c = 0; c < SUBSCRIBERS / PER_CONNECTION; c++) {
+    const venue = c % VENUES;
+    const client = createClient({ url: `${gateway.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { 'Reservation-Access-Token': `venue-${venue}`, 'Pos-Access-Token': `pos-${venue}` }, retryAttempts: 0 });
+    clients.push(client);
+    for (let s = 0; s < PER_CONNECTION; s++) {
+      const times: number[] = [];
+      events.push(times);
+      client.subscribe({ query: VIEW, variables: { date: '2026-11-28' } }, { next: () => void times.push(performance.now()), error: (err) => console.error(err), complete: () => undefined });
+    }
+  }
+  const subscribed = performance.now();
+  const cpuSubscribing = cpuTimeMs(pid) ?? NaN;
+  await until(() => events.every((t) => t.length >= 1), 30_000, 'every first event');
+  const firstAll = performance.now() - subscribed;
+  const admitCpu = (cpuTimeMs(pid) ?? NaN) - cpuSubscribing;
+  await sleep(2000);
+  const rssAfter = rssMiB(pid);
+  const heapAfter = await metric(gateway.url, 'nodejs_heap_size_used_bytes');
+
+  // Steady state: nothing changes, every venue's view is read once an interval.
+  const [calls0, cpu0, polls0] = [upstream.calls(), cpuTimeMs(pid) ?? NaN, await metric(gateway.url, 'tablegraph_live_polls_total')];
+  await sleep(WINDOW_MS);
+  const [calls1, cpu1, polls1] = [upstream.calls(), cpuTimeMs(pid) ?? NaN, await metric(gateway.url, 'tablegraph_live_polls_total')];
+  const steadyEvents = events.reduce((sum, t) => sum + t.length, 0) - SUBSCRIBERS;
+
+  // A change for every venue: how long until the last subscriber has it.
+  upstream.change();
+  const changed = performance.now();
+  await until(() => events.every((t) => t.length >= 2), 30_000, 'every change event');
+  const latencies = events.map((t) => t[1] - changed).sort((a, b) => a - b);
+
+  await Promise.all(clients.map(async (c) => c.dispose()));
+  await stopProcess(gateway.process);
+  await upstream.close();
+
+  const polls = polls1 - polls0;
+  const seconds = WINDOW_MS / 1000;
+  const rows: Array<[string, string]> = [
+    ['subscribers / venues / connections', `${SUBSCRIBERS} / ${VENUES} / ${SUBSCRIBERS / PER_CONNECTION}`],
+    ['LIVE_POLL_SECONDS', String(POLL_SECONDS)],
+    ['first event to all subscribers', `${firstAll.toFixed(0)} ms (gateway CPU meanwhile ${admitCpu.toFixed(0)} ms)`],
+    ['RSS per open subscription (connections included)', `${(((rssAfter - rssBefore) * 1024) / SUBSCRIBERS).toFixed(1)} KiB (RSS ${rssBefore.toFixed(0)} → ${rssAfter.toFixed(0)} MiB)`],
+    ['heap used per open subscription', `${((heapAfter - heapBefore) / 1024 / SUBSCRIBERS).toFixed(1)} KiB (no forced GC)`],
+    ['upstream calls per second', `${((calls1 - calls0) / seconds).toFixed(1)} (expected ${((VENUES * (1 + CHECKS)) / POLL_SECONDS).toFixed(1)}: ${VENUES} views × ${1 + CHECKS} calls per read ÷ interval)`],
+    ['reads per second', `${(polls / seconds).toFixed(1)} (expected ${(VENUES / POLL_SECONDS).toFixed(1)})`],
+    ['events without a change', String(steadyEvents)],
+    ['change → last subscriber', `${latencies.at(-1)!.toFixed(0)} ms (p50 ${latencies[Math.floor(latencies.length / 2)].toFixed(0)} ms; interval ${POLL_SECONDS * 1000} ms)`],
+    ['gateway CPU per read (steady, fan-out of nothing)', `${((cpu1 - cpu0) / Math.max(polls, 1)).toFixed(2)} ms`],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length));
+  process.stdout.write(`\nS5: live subscriptions\n${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench:live failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
