@@ -90,6 +90,7 @@ async function main(): Promise<void> {
   const upstream = await startUpstream();
   const gateway = await startTarget('gateway', npmStartArgs(resolve(__dirname, '..', '..')), {
     NODE_ENV: 'production',
+    SINGLE_REPLICA: 'true',
     LOG_LEVEL: 'warn',
     RESERVATION_BASE_URL: upstream.url,
     POS_BASE_URL: upstream.url,
