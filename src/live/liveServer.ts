@@ -138,9 +138,12 @@ export function liveServer(options: LiveServerOptions): LiveServer {
     if (refused) return [refused];
     const header = scope.request.header;
     const key = pollKey(header, scope.query, operation, variables.coerced);
+    // A poll serves every subscriber of its key: it reads fresh (joining reads in flight), whatever staleness the
+    // first subscriber's Cache-Control allowed.
+    const pollHeader = (name: string) => (name === 'cache-control' ? undefined : header(name));
     const variableValues = payload.variables ?? {};
     const run = async (): Promise<PollRun> => {
-      const contextValue = options.context({ header, record: createRequestRecord(undefined) });
+      const contextValue = options.context({ header: pollHeader, record: createRequestRecord(undefined) });
       const result = await execute({ schema, document: query.document, variableValues, contextValue });
       const formatted: FormattedExecutionResult = { data: result.data };
       if (result.errors) formatted.errors = result.errors.map((e) => options.formatError(e.toJSON(), e));

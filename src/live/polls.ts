@@ -158,7 +158,11 @@ export class LivePolls {
         this.options.logger.debug({ err }, 'live: Redis unavailable, polling locally');
         return undefined;
       });
-      const joined = await poll.coordinated;
+      // Redis away or slow (its subscribe connection queues while disconnected): the first read does not wait
+      // longer than a follower's tick, so a subscriber gets its first event at once either way.
+      let waited: ReturnType<typeof setTimeout> | undefined;
+      const joined = await Promise.race([poll.coordinated, new Promise<undefined>((resolve) => (waited = setTimeout(() => resolve(undefined), coordinator.followerTickMs)))]);
+      clearTimeout(waited);
       if (joined?.stored && !joined.stored.final) this.heard(poll, joined.stored);
     }
     await this.tick(poll);

@@ -48,7 +48,8 @@ export function redisCoordinator(options: RedisCoordinatorOptions): LiveCoordina
       };
       // Subscribed before reading the last event: a change published in between is heard, not lost.
       await redis.subscribe(channel(key), listener);
-      const stored = parse(await redis.client.get(last(key)));
+      // Without the last event a newcomer waits for the next change or its own read; the subscription stays.
+      const stored = parse(await redis.client.get(last(key)).catch(() => null));
       return { stored: stored?.event, leave: () => redis.unsubscribe(channel(key), listener) };
     },
     async hold(key) {

@@ -1,3 +1,5 @@
+import { credentialSpellingConflict } from '../credentials';
+import { ErrorCode } from '../errors/codes';
 import { GraphQLError } from 'graphql';
 import type { SubscribePayload } from 'graphql-ws';
 import type { GraphqlRequest, GraphqlResponse, GraphqlStep } from '../http/graphqlRoute';
@@ -39,6 +41,9 @@ export async function liveScope(options: LiveScopeOptions, headers: Readonly<Rec
   const { query, ...rest } = payload;
   const read = operationsOfBody(query === '' ? rest : payload);
   const [operation] = read.operations;
+  // One credential header under both spellings with different values: refused as over HTTP.
+  const conflict = credentialSpellingConflict((name) => headers[name]);
+  if (conflict !== undefined) return [new GraphQLError(conflict, { extensions: { code: ErrorCode.BAD_USER_INPUT } })];
   if (!operation?.wellFormed) return [new GraphQLError('The subscribe message is not a GraphQL request', { extensions: { code: 'BAD_REQUEST' } })];
   const request: GraphqlRequest = {
     method: 'POST',

@@ -91,6 +91,21 @@ describe('live subscriptions', () => {
     expect(live.completed).toBe(false);
   });
 
+  it("reads fresh for every subscriber of a poll, whatever staleness the first one's Cache-Control allowed", async () => {
+    const live = subscribe(connect({ ...LA_TERRAZZA, 'Cache-Control': 'max-age=30' }), { date: DATE });
+    expect(await eventually(() => live.events.length === 1)).toBe(true);
+    upstreams.status = 'seated';
+    expect(await eventually(() => live.events.length === 2)).toBe(true);
+    expect(statusOf(live, 1)).toBe('seated');
+  });
+
+  it('refuses a subscription that sends one credential under both spellings with different values', async () => {
+    const live = subscribe(connect({ ...LA_TERRAZZA, EMPLOYEE_TOKEN: 'one-value', 'Employee-Token': 'another-value' }), { date: DATE });
+    expect(await eventually(() => live.error !== undefined)).toBe(true);
+    expect(live.error).toEqual([expect.objectContaining({ extensions: { code: 'BAD_USER_INPUT' } })]);
+    expect(live.events).toHaveLength(0);
+  });
+
   it('serves 20 subscribers of one view with one poll, and keeps each venue to its own data', async () => {
     const venueA = Array.from({ length: 20 }, () => subscribe(connect(), { date: DATE }));
     const venueB = subscribe(connect(BISTRO_NORD), { date: DATE });
