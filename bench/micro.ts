@@ -19,7 +19,7 @@ import { benchNow } from './scenarios';
 /**
  * `npm run bench:micro`: the pieces of one request that the optimisations in docs/performance.md changed, each timed
  * alone in this process (warm, medians of 5 batches): execution of S1's full Check by graphql-js and by graphql-jit,
- * the writing of its answer by JSON.stringify and by the serialiser compiled from its selection,
+ * the writing of its answer by JSON.stringify,
  * the check's JSON parse and zod check, one request log line with the old wildcard redaction and the current one,
  * and the document phase a trusted id skips beside what the trusted documents step costs.
  */

@@ -221,7 +221,7 @@ function firstHeader(req: IncomingMessage, lowerName: string): string | undefine
  * What the log keeps of an upstream read: where, how it ended, how long, and its source (`upstream`, `joined`,
  * `cache`); never headers or bodies.
  */
-export function callSummary(call: UpstreamCallRecord): { service: string; method: string; route: string; status: number | null; failure?: string; durationMs: number; source: string } {
+function callSummary(call: UpstreamCallRecord): { service: string; method: string; route: string; status: number | null; failure?: string; durationMs: number; source: string } {
   return {
     service: call.service,
     method: call.method,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { RedisConnection } from '../redis/connection';
+import { RELEASE_IF_HELD, type RedisConnection } from '../redis/connection';
 import { IdempotencyStoreUnavailableError, type IdempotencyStore, type StoredResponse, type TakeResult } from './store';
 
 /** Every idempotency record of every replica lives under this prefix, followed by the scoped key's hash. */
@@ -21,9 +21,6 @@ const COMPLETE = `if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
   return 1
 end
-return 0`;
-
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
 /** Tries of one command: a second only after a failure on a connection that is still up. */
@@ -67,7 +64,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   }
 
   async release(key: string, lease: string): Promise<void> {
-    await this.run((client) => client.eval(RELEASE, 1, REDIS_KEY_PREFIX + key, lease));
+    await this.run((client) => client.eval(RELEASE_IF_HELD, 1, REDIS_KEY_PREFIX + key, lease));
   }
 
   /**

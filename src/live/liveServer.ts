@@ -1,3 +1,4 @@
+import { upstreamCallCount } from '../upstreams/events';
 import type { Server } from 'node:http';
 import {
   execute,
@@ -147,7 +148,7 @@ export function liveServer(options: LiveServerOptions): LiveServer {
       const result = await execute({ schema, document: query.document, variableValues, contextValue });
       const formatted: FormattedExecutionResult = { data: result.data };
       if (result.errors) formatted.errors = result.errors.map((e) => options.formatError(e.toJSON(), e));
-      return { result: formatted, upstreamCalls: contextValue.upstreamCalls.length };
+      return { result: formatted, upstreamCalls: upstreamCallCount(contextValue.upstreamCalls) };
     };
     return new LiveTicket(key, scope, document, operation.name?.value, run);
   }

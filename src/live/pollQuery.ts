@@ -1,5 +1,6 @@
 import { Kind, OperationTypeNode, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import { callerHash } from '../credentials';
+import { canonicalJson } from '../idempotency/fingerprint';
 import { sha256Hex } from '../sha256';
 
 /** The subscription's selection as a query operation over the same root field (Query.reservations): what a poll runs. */
@@ -7,19 +8,6 @@ export function asQuery(document: DocumentNode, subscription: OperationDefinitio
   const operation: OperationDefinitionNode = { ...subscription, operation: OperationTypeNode.QUERY };
   const definitions = document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION);
   return { document: { kind: Kind.DOCUMENT, definitions: [operation, ...definitions] }, operation };
-}
-
-/** JSON with object keys sorted, so equal variables give equal keys whatever order the client wrote them in. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 /**

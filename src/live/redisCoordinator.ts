@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RedisConnection } from '../redis/connection';
+import { RELEASE_IF_HELD, type RedisConnection } from '../redis/connection';
 import type { LiveCoordinator, LiveEvent } from './polls';
 
 const PREFIX = 'tablegraph:live:';
@@ -9,9 +9,6 @@ const HOLD = `local v = redis.call('GET', KEYS[1])
 if v == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
 if not v then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
 return 0`;
-
-/** Deletes the lease only when this replica holds it. */
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
 interface Message {
   from: string;
@@ -56,7 +53,7 @@ export function redisCoordinator(options: RedisCoordinatorOptions): LiveCoordina
       return (await redis.client.eval(HOLD, 1, lease(key), replica, leaseMs)) === 1;
     },
     async release(key) {
-      await redis.client.eval(RELEASE, 1, lease(key), replica);
+      await redis.client.eval(RELEASE_IF_HELD, 1, lease(key), replica);
     },
     async share(key, event, changed) {
       const text = JSON.stringify({ from: replica, event } satisfies Message);

@@ -167,14 +167,6 @@ export function traceSharedRead(service: ServiceName, route: string, source: str
   trace.getActiveSpan()?.addEvent('upstream read', { [ATTR_UPSTREAM_SERVICE]: service, [ATTR_URL_TEMPLATE]: route, 'tablegraph.read.source': source });
 }
 
-/**
- * Adds `traceparent` (and `tracestate`) of the current span to an upstream request's headers; nothing when tracing
- * is off, where the request's `requestTraceHeaders`, already among the headers, are what goes out.
- */
-export function injectTraceHeaders(headers: Record<string, string>): void {
-  if (tracingOn) propagation.inject(context.active(), headers);
-}
-
 /** W3C trace context (`traceparent`, `tracestate`), read from the client and written upstream while tracing is off. */
 const w3c = new W3CTraceContextPropagator();
 

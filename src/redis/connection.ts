@@ -1,6 +1,10 @@
 import type Redis from 'ioredis';
 import type { Logger } from '../logger';
 
+/** Deletes KEYS[1] only while it holds ARGV[1] (a lease or marker this process set), atomically. */
+export const RELEASE_IF_HELD = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
 export interface RedisConnectionOptions {
   /** `redis://` or `rediss://` address (REDIS_URL). */
   url: string;
