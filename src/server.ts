@@ -12,7 +12,7 @@ import { cutWhileArriving, limitConnections } from './http/connectionLimits';
 import { ServerLifecycle, type LifecycleState } from './http/lifecycle';
 import { opsRoutes } from './http/opsRoutes';
 import { errorBody, sendJson } from './http/send';
-import { idempotencyFromConfig } from './idempotency';
+import { idempotencyFromConfig } from './idempotency/idempotencyStep';
 import { liveServer } from './live/liveServer';
 import type { Logger } from './logger';
 import { UpstreamDeviations } from './observability/deviations';

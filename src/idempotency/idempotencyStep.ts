@@ -1,16 +1,19 @@
+import { Kind, OperationTypeNode, getOperationAST, parse, type DocumentNode } from 'graphql';
 import { persistedQueryNotFound } from '../apq/cache';
+import type { Config } from '../config';
 import { callerHash } from '../credentials';
 import { ErrorCode } from '../errors/codes';
 import { messageOf } from '../errors/errorFields';
+import { rootFieldNames } from '../graphqlDocument';
 import { answerOutcome, refusal, type GraphqlRequest, type GraphqlResponse, type GraphqlStep } from '../http/graphqlRoute';
+import type { OperationRequest } from '../http/operationRequests';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../observability/metrics';
+import type { RedisConnection } from '../redis/connection';
+import { loadTypeDefs } from '../schema';
 import { sha256Hex } from '../sha256';
-import { requestFingerprint } from './fingerprint';
-import { selectedMutation } from './operation';
-import { replay, toStored } from './responses';
 import type { IdempotencyOutcome } from './outcome';
-import type { IdempotencyStore, TakeResult } from './store';
+import { MemoryIdempotencyStore, RedisIdempotencyStore, type IdempotencyStore, type TakeResult } from './store';
 
 export interface IdempotencyStepOptions {
   /** Where leases and stored responses live (MemoryIdempotencyStore, or RedisIdempotencyStore to share them). */
@@ -26,10 +29,7 @@ export interface IdempotencyStepOptions {
   failOpen?: boolean;
   /** Mutation fields that refuse a request without a key (IDEMPOTENCY_REQUIRED). Default none. */
   required?: readonly string[];
-  /**
-   * How long a running request holds its key. It must outlast the longest request (REQUEST_TIMEOUT_MS and some):
-   * it only ends early when a replica dies mid-request, which frees the key. Default 30000.
-   */
+  /** How long a running request holds its key; it must outlast the longest request. Default 30000. */
   leaseMs?: number;
   /** Seconds a 409 tells the client to wait (`Retry-After`). Default 1. */
   retryAfterSeconds?: number;
@@ -37,14 +37,45 @@ export interface IdempotencyStepOptions {
   maxLexicalTokens?: number;
 }
 
-/** The scoped key as the logs show it: the start of its hash. */
-function keyHash(request: GraphqlRequest): string | undefined {
-  return request.record.idempotency?.scopedKey?.slice(0, 16);
-}
-
 /** CONTRACT.md, "Idempotency-Key": 1–255 of `A-Z a-z 0-9 . _ : -`. */
 const KEY_PATTERN = /^[A-Za-z0-9._:-]{1,255}$/;
-const HEADER = 'idempotency-key';
+
+/**
+ * Beyond REQUEST_TIMEOUT_MS, how long a lease outlives the request's own budget: a lease that ran out while its
+ * request still ran would let a repeat run too.
+ */
+const LEASE_MARGIN_MS = 10_000;
+
+/** The idempotency step as the settings describe it; records are shared by every replica through `redis` when set. */
+export function idempotencyFromConfig(deps: { config: Config; logger: Logger; metrics: GatewayMetrics; redis?: RedisConnection }): GraphqlStep {
+  const { config, metrics } = deps;
+  const settings = config.idempotency;
+  checkMutationNames(settings.required);
+  return idempotencyStep({
+    store: deps.redis ? new RedisIdempotencyStore(deps.redis) : new MemoryIdempotencyStore({ maxBytes: settings.memoryMaxBytes, onEvict: () => metrics.observeIdempotency('evicted') }),
+    logger: deps.logger,
+    metrics,
+    ttlSeconds: settings.ttlSeconds,
+    maxResponseBytes: settings.maxResponseBytes,
+    failOpen: settings.failOpen,
+    required: settings.required,
+    leaseMs: config.requestTimeoutMs + LEASE_MARGIN_MS,
+    maxLexicalTokens: config.limits.maxTokens,
+  });
+}
+
+/** IDEMPOTENCY_REQUIRED names mutation fields of the schema: a misspelt one would silently require nothing. */
+function checkMutationNames(names: readonly string[]): void {
+  if (names.length === 0) return;
+  const known = new Set<string>();
+  for (const definition of parse(loadTypeDefs()).definitions) {
+    if ((definition.kind === Kind.OBJECT_TYPE_DEFINITION || definition.kind === Kind.OBJECT_TYPE_EXTENSION) && definition.name.value === 'Mutation') {
+      for (const field of definition.fields ?? []) known.add(field.name.value);
+    }
+  }
+  const unknown = names.filter((name) => !known.has(name));
+  if (unknown.length > 0) throw new Error(`IDEMPOTENCY_REQUIRED: not a mutation of the schema: ${unknown.join(', ')} (known: ${[...known].join(', ')})`);
+}
 
 /**
  * Idempotent mutations: the first request with an `Idempotency-Key` takes the key, runs, and keeps its
@@ -66,25 +97,20 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
     record.idempotency = { ...record.idempotency, outcome };
     metrics?.observeIdempotency(outcome);
   };
-  const refuse = (request: GraphqlRequest, outcome: IdempotencyOutcome, response: GraphqlResponse): GraphqlResponse => {
+  const refuse = (request: GraphqlRequest, outcome: IdempotencyOutcome, status: number, code: string, message: string, headers?: Record<string, string>) => {
     note(request, outcome);
-    return response;
+    return refusal(status, code, message, headers);
   };
-
-  /** IDEMPOTENCY_REQUIRED: a listed mutation without a key is refused, naming the header. */
-  async function requireKey(request: GraphqlRequest, next: () => Promise<GraphqlResponse>): Promise<GraphqlResponse> {
-    for (const op of request.read.operations) {
-      const mutation = selectedMutation(op, maxLexicalTokens);
-      const field = mutation && [...mutation.rootFields].find((name) => required.has(name));
-      if (field) return refuse(request, 'missing', refusal(400, ErrorCode.BAD_USER_INPUT, `${field} requires an Idempotency-Key header (a new unique key per intended request, the same key on its retries)`));
-    }
-    return next();
-  }
+  /** What the logs show of the scoped key: the start of its hash. */
+  const logFields = (request: GraphqlRequest, err?: unknown) => ({
+    ...(err === undefined ? {} : { err: { message: messageOf(err) } }),
+    requestId: request.record.requestId,
+    idempotencyKey: request.record.idempotency?.scopedKey?.slice(0, 16),
+  });
 
   async function run(request: GraphqlRequest, next: () => Promise<GraphqlResponse>, key: string, lease: string, fingerprint: string): Promise<GraphqlResponse> {
     // The transports mark each call written to a connection (src/upstreams/wireSignal.ts); none written means the
-    // request was refused before any upstream request: invalid input, limits, missing credential, open circuit,
-    // refused connection.
+    // request was refused before any upstream request.
     const sent = () => request.record.upstreamCalls.some((call) => call.sent !== false);
     let response: GraphqlResponse;
     try {
@@ -106,37 +132,36 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
         note(request, 'released');
         return;
       }
-      const { stored, whole } = toStored(response, answerOutcome(request.record, response), fingerprint, maxResponseBytes);
-      await store.complete(key, lease, stored, ttlSeconds);
+      const bytes = Buffer.byteLength(response.body);
+      const whole = bytes <= maxResponseBytes;
+      // One too large to keep is not forgotten (a service may have acted): a repeat gets a 422 saying it ran.
+      const kept = whole ? response : refusal(422, ErrorCode.IDEMPOTENCY_KEY_REUSED, `The request first sent with this Idempotency-Key ran, but its response (${bytes} bytes) was larger than the gateway keeps, so it cannot be replayed; it is not run again. Read its outcome with a query, and use a new key for a new request.`);
+      const answered = whole ? answerOutcome(request.record, response) : kept.outcome;
+      await store.complete(key, lease, { fingerprint, status: kept.status, contentType: kept.headers.get('content-type'), body: kept.body, ...answered }, ttlSeconds);
       note(request, 'stored');
       if (!whole) {
         metrics?.observeIdempotency('too_large');
-        logger.warn({ requestId: request.record.requestId, idempotencyKey: keyHash(request), bytes: Buffer.byteLength(response.body), maxResponseBytes }, 'idempotent response too large to keep: a repeat gets 422');
+        logger.warn({ ...logFields(request), bytes, maxResponseBytes }, 'idempotent response too large to keep: a repeat gets 422');
       }
     } catch (err) {
       // Without the store the lease stays until it expires: repeats get 409 until then.
       note(request, response ? 'store_failed' : 'released');
-      logger.error({ err: { message: messageOf(err) }, requestId: request.record.requestId, idempotencyKey: keyHash(request) }, 'idempotency record could not be written');
+      logger.error(logFields(request, err), 'idempotency record could not be written');
     }
-  }
-
-  async function unavailable(request: GraphqlRequest, next: () => Promise<GraphqlResponse>, err: unknown): Promise<GraphqlResponse> {
-    const fields = { err: { message: messageOf(err) }, requestId: request.record.requestId, idempotencyKey: keyHash(request) };
-    if (!options.failOpen) {
-      logger.warn(fields, 'idempotency store unavailable: keyed mutation refused');
-      return refuse(request, 'unavailable', refusal(503, ErrorCode.IDEMPOTENCY_UNAVAILABLE, 'Idempotency-Key cannot be honoured right now (its store is unavailable); retry later with the same key'));
-    }
-    logger.warn(fields, 'idempotency store unavailable: keyed mutation runs without the guarantee (IDEMPOTENCY_FAIL_OPEN)');
-    note(request, 'unguarded');
-    return next();
   }
 
   return async (request, next) => {
-    const key = request.header(HEADER);
+    const key = request.header('idempotency-key');
     // Requests without the header never touch the store.
-    if (key === undefined) return required.size === 0 ? next() : requireKey(request, next);
+    if (key === undefined) {
+      // IDEMPOTENCY_REQUIRED: a listed mutation without a key is refused, naming the header.
+      const ops = required.size === 0 ? [] : request.read.operations;
+      const field = ops.flatMap((op) => [...(selectedMutation(op, maxLexicalTokens)?.rootFields ?? [])]).find((name) => required.has(name));
+      if (field) return refuse(request, 'missing', 400, ErrorCode.BAD_USER_INPUT, `${field} requires an Idempotency-Key header (a new unique key per intended request, the same key on its retries)`);
+      return next();
+    }
     if (request.read.batched) {
-      return refuse(request, 'invalid', refusal(400, ErrorCode.BAD_USER_INPUT, 'Idempotency-Key is not accepted on a batched request: send each mutation on its own, with its own key'));
+      return refuse(request, 'invalid', 400, ErrorCode.BAD_USER_INPUT, 'Idempotency-Key is not accepted on a batched request: send each mutation on its own, with its own key');
     }
     const [op] = request.read.operations;
     // A hash no text was registered under when it was resolved is answered as Apollo would: Apollo's own second
@@ -145,9 +170,7 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
     const mutation = op && selectedMutation(op, maxLexicalTokens);
     // Queries are safe to repeat: the header does nothing there.
     if (!mutation) return next();
-    if (!KEY_PATTERN.test(key)) {
-      return refuse(request, 'invalid', refusal(400, ErrorCode.BAD_USER_INPUT, 'Idempotency-Key must be 1 to 255 characters of A-Z a-z 0-9 . _ : -'));
-    }
+    if (!KEY_PATTERN.test(key)) return refuse(request, 'invalid', 400, ErrorCode.BAD_USER_INPUT, 'Idempotency-Key must be 1 to 255 characters of A-Z a-z 0-9 . _ : -');
     // One venue's key never meets another's: the key is scoped by the caller's credentials, both only as a hash, and
     // by the client the clients file named (two partners acting for one venue keep separate keys).
     const scopedKey = sha256Hex(`${callerHash(request.header)}\n${request.record.client?.name ?? ''}\n${key}`);
@@ -157,18 +180,80 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
     try {
       taken = await store.take(scopedKey, fingerprint, leaseMs);
     } catch (err) {
-      return unavailable(request, next, err);
+      if (!options.failOpen) {
+        logger.warn(logFields(request, err), 'idempotency store unavailable: keyed mutation refused');
+        return refuse(request, 'unavailable', 503, ErrorCode.IDEMPOTENCY_UNAVAILABLE, 'Idempotency-Key cannot be honoured right now (its store is unavailable); retry later with the same key');
+      }
+      logger.warn(logFields(request, err), 'idempotency store unavailable: keyed mutation runs without the guarantee (IDEMPOTENCY_FAIL_OPEN)');
+      note(request, 'unguarded');
+      return next();
     }
     if (taken.state === 'taken') return run(request, next, scopedKey, taken.lease, fingerprint);
-    const sameRequest = (taken.state === 'running' ? taken.fingerprint : taken.response.fingerprint) === fingerprint;
     // Another fingerprint is refused first, even while the first request still runs.
-    if (!sameRequest) {
-      return refuse(request, 'reused', refusal(422, ErrorCode.IDEMPOTENCY_KEY_REUSED, 'This Idempotency-Key was already used for a different request (document, operation name or variables); use a new key'));
+    if ((taken.state === 'running' ? taken.fingerprint : taken.response.fingerprint) !== fingerprint) {
+      return refuse(request, 'reused', 422, ErrorCode.IDEMPOTENCY_KEY_REUSED, 'This Idempotency-Key was already used for a different request (document, operation name or variables); use a new key');
     }
     if (taken.state === 'running') {
-      return refuse(request, 'in_use', refusal(409, ErrorCode.IDEMPOTENCY_KEY_IN_USE, 'A request with this Idempotency-Key is still running; retry after a moment with the same key', { 'retry-after': retryAfter }));
+      return refuse(request, 'in_use', 409, ErrorCode.IDEMPOTENCY_KEY_IN_USE, 'A request with this Idempotency-Key is still running; retry after a moment with the same key', { 'retry-after': retryAfter });
     }
     note(request, 'replayed');
-    return replay(taken.response);
+    const { status, contentType, body, outcome, errorCodes } = taken.response;
+    const headers = new Map<string, string>(contentType === undefined ? [] : [['content-type', contentType]]);
+    headers.set('idempotent-replayed', 'true');
+    return { status, headers, body, outcome: { outcome: outcome ?? (status < 400 ? 'success' : 'error'), errorCodes: errorCodes ?? [] } };
   };
+}
+
+/** The mutation a request would run, as much of it as idempotency needs. */
+interface SelectedMutation {
+  documentText: string;
+  operationName: string | null;
+  variables: Readonly<Record<string, unknown>>;
+  /** Names (not aliases) of the mutation fields it selects at its root, through fragments too. */
+  rootFields: ReadonlySet<string>;
+}
+
+/**
+ * The mutation an operation request selects, or undefined when it selects something else, is not a well-formed
+ * request (Apollo will refuse it before any upstream call), or names a persisted query not resolved to its text.
+ * `maxLexicalTokens` bounds the parse as Apollo's (MAX_TOKENS).
+ */
+function selectedMutation(op: OperationRequest, maxLexicalTokens: number): SelectedMutation | undefined {
+  const text = op.query;
+  // A mutation document spells the keyword: most queries are told apart without being parsed.
+  if (!op.wellFormed || text === undefined || !text.includes('mutation')) return undefined;
+  let document: DocumentNode;
+  try {
+    document = parse(text, { noLocation: true, maxLexicalTokens });
+  } catch {
+    return undefined;
+  }
+  const operation = getOperationAST(document, op.operationName);
+  if (operation?.operation !== OperationTypeNode.MUTATION) return undefined;
+  return { documentText: text, operationName: op.operationName ?? null, variables: op.variables ?? {}, rootFields: rootFieldNames(document, operation) };
+}
+
+/**
+ * CONTRACT.md's fingerprint: SHA-256 of the document text's SHA-256, the operation name and the variables as
+ * canonical JSON, newline-separated. Each part has a fixed form, so no two different requests give the same input.
+ */
+export function requestFingerprint(parts: Pick<SelectedMutation, 'documentText' | 'operationName' | 'variables'>): string {
+  return sha256Hex(`${sha256Hex(parts.documentText)}\n${JSON.stringify(parts.operationName)}\n${canonicalJson(parts.variables)}`);
+}
+
+/**
+ * JSON with object keys sorted at every depth. Arrays keep their order; a key whose value is `null` stays, so an
+ * omitted variable differs from `null`.
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value)
+      .filter(([, field]) => field !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, field]) => `${JSON.stringify(key)}:${canonicalJson(field)}`);
+    return `{${entries.join(',')}}`;
+  }
+  // Parsed JSON holds only strings, finite numbers, booleans and null here: JSON.stringify writes each one way.
+  return JSON.stringify(value);
 }

@@ -1,6 +1,6 @@
 import { Kind, OperationTypeNode, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import { callerHash } from '../credentials';
-import { canonicalJson } from '../idempotency/fingerprint';
+import { canonicalJson } from '../idempotency/idempotencyStep';
 import { sha256Hex } from '../sha256';
 
 /** The subscription's selection as a query operation over the same root field (Query.reservations): what a poll runs. */

@@ -1,4 +1,4 @@
-import { canonicalJson, requestFingerprint } from '../../src/idempotency/fingerprint';
+import { canonicalJson, requestFingerprint } from '../../src/idempotency/idempotencyStep';
 
 describe('fingerprint', () => {
   const base = { documentText: 'mutation Book { x }', operationName: 'Book', variables: { input: { a: 1, b: [1, { d: 2, c: 3 }] } } };

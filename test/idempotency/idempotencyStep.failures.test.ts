@@ -3,8 +3,7 @@ import type { GraphqlRequest, GraphqlResponse } from '../../src/http/graphqlRout
 import { operationsOfBody } from '../../src/http/operationRequests';
 import { createRequestRecord } from '../../src/http/requestRecord';
 import { idempotencyStep } from '../../src/idempotency/idempotencyStep';
-import { MemoryIdempotencyStore } from '../../src/idempotency/memoryStore';
-import { IdempotencyStoreUnavailableError, type IdempotencyStore } from '../../src/idempotency/store';
+import { IdempotencyStoreUnavailableError, MemoryIdempotencyStore, type IdempotencyStore } from '../../src/idempotency/store';
 import { createLogger } from '../../src/logger';
 import type { UpstreamCallRecord } from '../../src/upstreams/http';
 

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config';
-import { idempotencyFromConfig } from '../../src/idempotency';
+import { idempotencyFromConfig } from '../../src/idempotency/idempotencyStep';
 import { createLogger } from '../../src/logger';
 import { GatewayMetrics } from '../../src/observability/metrics';
 

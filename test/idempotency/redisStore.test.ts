@@ -1,6 +1,5 @@
 import { Writable } from 'node:stream';
-import { REDIS_KEY_PREFIX, RedisIdempotencyStore } from '../../src/idempotency/redisStore';
-import { IdempotencyStoreUnavailableError, type StoredResponse } from '../../src/idempotency/store';
+import { IdempotencyStoreUnavailableError, REDIS_KEY_PREFIX, RedisIdempotencyStore, type StoredResponse } from '../../src/idempotency/store';
 import { createLogger } from '../../src/logger';
 import { openRedisConnection, type RedisConnection } from '../../src/redis/connection';
 import { eventually } from '../support/gatewayProcess';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { callerHash } from '../../src/credentials';
 import { sha256Hex as sha256 } from '../../src/sha256';
-import { REDIS_KEY_PREFIX } from '../../src/idempotency/redisStore';
+import { REDIS_KEY_PREFIX } from '../../src/idempotency/store';
 import { startBookingUpstream, type BookingUpstream } from '../support/bookingUpstream';
 import { headerLookup } from '../support/fixtures';
 import { eventually, spawnGateway, type GatewayProcess } from '../support/gatewayProcess';
