@@ -89,7 +89,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   // Outermost first. The client step first: identity and budgets before any other work, on the request as the
   // client sent it. Then trusted documents, which turn ids into their text; then, for clients bound to trusted
   // documents, the check that every operation came by a manifest id (not an APQ hash). Subscriptions pass these too
-  // (src/live/scope.ts).
+  // (src/live/liveServer.ts).
   const admission = [...(clients ? [clients.step] : []), ...(trusted ? [trusted.step] : []), ...(clients ? [clients.trustedOnlyStep] : [])];
 
   const lifecycle = new ServerLifecycle();
@@ -129,11 +129,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
     schema: execution.schema,
     ...execution.documentRules,
     formatError: execution.formatError,
-    maxUpstreamCalls: limits.maxUpstreamCalls,
-    maxSubscriptionsPerConnection: config.live.maxSubscriptionsPerConnection,
-    pollMs: config.live.pollMs,
-    maxPayloadBytes: limits.maxBodyBytes,
-    maxCost: limits.maxCost,
+    limits,
+    live: config.live,
     steps: admission,
     cost: clients?.cost,
     // A fresh context per read, as for one HTTP request: the breaker, budgets, field errors and shared reads apply.

@@ -1,9 +1,9 @@
-import { upstreamCallCount } from '../upstreams/events';
 import type { Server } from 'node:http';
 import {
   execute,
   getOperationAST,
   GraphQLError,
+  Kind,
   OperationTypeNode,
   parse,
   specifiedRules,
@@ -14,28 +14,33 @@ import {
   type FormattedExecutionResult,
   type GraphQLFormattedError,
   type GraphQLSchema,
+  type OperationDefinitionNode,
   type ParseOptions,
   type ValidationRule,
 } from 'graphql';
 import { getVariableValues } from 'graphql/execution/values';
 import type { SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
+import { LRUCache } from 'lru-cache';
 import { WebSocketServer } from 'ws';
+import type { Config } from '../config';
 import type { ContextRequest, GatewayContext } from '../context';
+import { callerHash, credentialSpellingConflict } from '../credentials';
 import { ErrorCode } from '../errors/codes';
+import type { GraphqlRequest, GraphqlResponse, GraphqlStep } from '../http/graphqlRoute';
+import { operationsOfBody } from '../http/operationRequests';
+import { createRequestRecord, recordLogFields, type RequestRecord } from '../http/requestRecord';
+import { canonicalJson } from '../idempotency/idempotencyStep';
 import { estimateCost } from '../limits/costEstimate';
 import { judgeCost, type ClientCostPolicy } from '../limits/costLimit';
-import { createRequestRecord, recordLogFields } from '../http/requestRecord';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { RedisConnection } from '../redis/connection';
-import { LiveMetrics } from './liveMetrics';
-import { LivePolls, type LiveSubscriber, type PollRun } from './polls';
-import { asQuery, pollKey } from './pollQuery';
-import { redisCoordinator } from './redisCoordinator';
-import { headersOf, liveScope, type LiveScope, type LiveScopeOptions } from './scope';
+import { sha256Hex } from '../sha256';
+import { upstreamCallCount } from '../upstreams/events';
+import { LivePolls, liveMetrics, redisCoordinator, type LiveSubscriber, type PollRun } from './polls';
 
-export interface LiveServerOptions extends LiveScopeOptions {
+export interface LiveServerOptions {
   /** The gateway's HTTP server: the WebSocket is upgraded from its `/graphql`. */
   server: Server;
   schema: GraphQLSchema;
@@ -44,15 +49,12 @@ export interface LiveServerOptions extends LiveScopeOptions {
   validationRules: readonly ValidationRule[];
   /** The `formatError` of HTTP responses, for each event's errors. */
   formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
-  /** MAX_UPSTREAM_CALLS and MAX_COST, judged at subscribe on the estimate of one read. */
-  maxUpstreamCalls: number;
-  maxCost: number;
-  /** LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION. */
-  maxSubscriptionsPerConnection: number;
-  /** LIVE_POLL_SECONDS in milliseconds. */
-  pollMs: number;
-  /** Largest WebSocket message accepted (MAX_BODY_BYTES). */
-  maxPayloadBytes: number;
+  /** MAX_UPSTREAM_CALLS and MAX_COST, judged at subscribe on the estimate of one read; MAX_BODY_BYTES per message. */
+  limits: Config['limits'];
+  /** LIVE_POLL_SECONDS and LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION. */
+  live: Config['live'];
+  /** The HTTP route's policies that decide on the caller and the document (client identity and budgets, trusted documents). */
+  steps: readonly GraphqlStep[];
   /** The client cost policy, when a clients file is loaded. */
   cost?: ClientCostPolicy;
   /** A fresh per-read context, as for one HTTP request. */
@@ -62,31 +64,18 @@ export interface LiveServerOptions extends LiveScopeOptions {
   metrics: GatewayMetrics;
 }
 
-export interface LiveServer {
-  /** Polls running on this replica. */
-  readonly polls: number;
-  /** Closes every WebSocket with 1001 (going away) and stops the polls. */
-  close(): Promise<void>;
-}
-
 /** How long clients have to answer the close frame (1001) before their sockets are cut. */
 const CLOSE_GRACE_MS = 1000;
 
-/** Documents kept parsed and validated; past it the oldest goes. */
-const PREPARED_DOCUMENTS = 200;
-
 /** One admitted subscription, handed from `onSubscribe` to `subscribe` as the execution's context value. */
-class LiveTicket {
+interface LiveTicket {
+  readonly key: string;
+  readonly record: RequestRecord;
+  readonly document: DocumentNode;
+  readonly operationName: string | undefined;
+  readonly run: () => Promise<PollRun>;
+  readonly started: number;
   subscriber?: LiveSubscriber;
-  readonly started = performance.now();
-
-  constructor(
-    readonly key: string,
-    readonly scope: LiveScope,
-    readonly document: DocumentNode,
-    readonly operationName: string | undefined,
-    readonly run: () => Promise<PollRun>,
-  ) {}
 }
 
 /**
@@ -94,18 +83,18 @@ class LiveTicket {
  * subscription is admitted as an HTTP request with the connection's headers would be, then becomes a subscriber of
  * the shared poll of its key, which runs its selection as a query through the gateway's executor.
  */
-export function liveServer(options: LiveServerOptions): LiveServer {
-  const { schema, logger, maxSubscriptionsPerConnection: maxPerConnection } = options;
-  const metrics = new LiveMetrics(options.metrics.registry);
-  const coordinator = options.redis ? redisCoordinator({ redis: options.redis, intervalMs: options.pollMs }) : undefined;
-  const polls = new LivePolls({ intervalMs: options.pollMs, logger, metrics, coordinator });
+export function liveServer(options: LiveServerOptions): { close(): Promise<void> } {
+  const { schema, logger } = options;
+  const { maxSubscriptionsPerConnection: maxPerConnection, pollMs } = options.live;
+  const metrics = liveMetrics(options.metrics.registry);
+  const coordinator = options.redis && redisCoordinator(options.redis, pollMs);
+  const polls = new LivePolls({ intervalMs: pollMs, logger, metrics, coordinator });
   const rules = [...specifiedRules, ...options.validationRules];
-  const limits = { maxUpstreamCalls: options.maxUpstreamCalls, maxCost: options.maxCost };
-  // Per connection: its subscriptions by id, admitted or being admitted.
-  const open = new WeakMap<object, Map<string, LiveTicket | undefined>>();
+  // Per connection: its admitted subscriptions by id.
+  const open = new WeakMap<object, Map<string, LiveTicket>>();
 
   // Parsed and validated documents by text: screens subscribe with the same few documents, often all at once.
-  const prepared = new Map<string, DocumentNode | readonly GraphQLError[]>();
+  const prepared = new LRUCache<string, DocumentNode | readonly GraphQLError[]>({ max: 200 });
   function prepare(text: string): DocumentNode | readonly GraphQLError[] {
     let found = prepared.get(text);
     if (found) return found;
@@ -116,75 +105,105 @@ export function liveServer(options: LiveServerOptions): LiveServer {
     } catch (err) {
       found = [new GraphQLError(err instanceof GraphQLError ? err.message : 'The document could not be parsed', { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })];
     }
-    if (prepared.size >= PREPARED_DOCUMENTS) prepared.delete(prepared.keys().next().value!);
     prepared.set(text, found);
     return found;
   }
 
+  /**
+   * Runs one subscribe message through the same policies as an HTTP POST of the same body with the connection's
+   * headers, read by the route's reader: it is admitted, or refused with the errors an HTTP client would read.
+   */
   async function admit(headers: Record<string, string>, payload: SubscribePayload): Promise<LiveTicket | readonly GraphQLError[]> {
-    const scope = await liveScope(options, headers, payload);
-    if (!('request' in scope)) return scope;
-    const document = prepare(scope.query);
+    // graphql-ws requires a string query: a document named by id comes with an empty one.
+    const { query: _empty, ...rest } = payload;
+    const read = operationsOfBody(payload.query === '' ? rest : payload);
+    const [op] = read.operations;
+    // One credential header under both spellings with different values: refused as over HTTP.
+    const conflict = credentialSpellingConflict((name) => headers[name]);
+    if (conflict !== undefined) return [new GraphQLError(conflict, { extensions: { code: ErrorCode.BAD_USER_INPUT } })];
+    if (!op?.wellFormed) return [new GraphQLError('The subscribe message is not a GraphQL request', { extensions: { code: 'BAD_REQUEST' } })];
+    const header = (name: string) => headers[name];
+    const request: GraphqlRequest = {
+      method: 'POST',
+      url: new URL('http://gateway.invalid/graphql'),
+      header,
+      incomingHeaders: headers,
+      read,
+      record: createRequestRecord(headers['x-request-id']),
+      // The steps decide on the caller and the document; each poll read builds its own context.
+      context: () => Promise.reject(new Error('live: the admission steps execute nothing')),
+    };
+    let admitted = false;
+    const pass = (): Promise<GraphqlResponse> => ((admitted = true), Promise.resolve({ status: 200, headers: new Map(), body: '' }));
+    const response = await options.steps.reduceRight<() => Promise<GraphqlResponse>>((next, step) => () => step(request, next), pass)();
+    if (!admitted) return errorsOf(response.body);
+    // The steps may have turned a trusted id into its text. An id they do not know, with no text: what Apollo
+    // answers an unknown persisted query.
+    const text = op.query;
+    if (!text) return [new GraphQLError('PersistedQueryNotFound', { extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } })];
+    const document = prepare(text);
     if (!('kind' in document)) return document;
     const operation = getOperationAST(document, payload.operationName);
     if (operation?.operation !== OperationTypeNode.SUBSCRIPTION) {
       return [new GraphQLError('Send queries and mutations over HTTP; the WebSocket carries subscriptions only', { extensions: { code: 'BAD_REQUEST' } })];
     }
-    const query = asQuery(document, operation);
-    const variables = getVariableValues(schema, query.operation.variableDefinitions ?? [], payload.variables ?? {});
+    // A poll runs the selection as a query over the same root field (Query.reservations).
+    const asQuery: OperationDefinitionNode = { ...operation, operation: OperationTypeNode.QUERY };
+    const query = { document: { kind: Kind.DOCUMENT, definitions: [asQuery, ...document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION)] }, operation: asQuery } as const;
+    const variables = getVariableValues(schema, asQuery.variableDefinitions ?? [], payload.variables ?? {});
     if (variables.errors) return variables.errors.map((e) => new GraphQLError(e.message, { extensions: { code: ErrorCode.BAD_USER_INPUT } }));
     // Each read is judged as the query it runs, by the one cost model of HTTP requests.
-    const estimate = estimateCost({ schema, document: query.document, operation: query.operation, variables: variables.coerced });
-    const refused = judgeCost(limits, options.cost, scope.request.record, { schema, ...query }, estimate);
+    const estimate = estimateCost({ schema, ...query, variables: variables.coerced });
+    const refused = judgeCost(options.limits, options.cost, request.record, { schema, ...query }, estimate);
     if (refused) return [refused];
-    const header = scope.request.header;
-    const key = pollKey(header, scope.query, operation, variables.coerced);
+    // Subscribers that may share one read: the same credentials, document (text and operation name) and variables
+    // (coerced, keys sorted). Hashes only: no credential is kept in a key or sent to Redis.
+    const key = sha256Hex(`${callerHash(header)}\n${sha256Hex(`${operation.name?.value ?? ''}\n${text}`)}\n${canonicalJson(variables.coerced)}`);
     // A poll serves every subscriber of its key: it reads fresh (joining reads in flight), whatever staleness the
     // first subscriber's Cache-Control allowed.
     const pollHeader = (name: string) => (name === 'cache-control' ? undefined : header(name));
-    const variableValues = payload.variables ?? {};
     const run = async (): Promise<PollRun> => {
-      const contextValue = options.context({ header: pollHeader, record: createRequestRecord(undefined) });
-      const result = await execute({ schema, document: query.document, variableValues, contextValue });
+      const contextValue = options.context({ header: pollHeader });
+      const result = await execute({ schema, document: query.document, variableValues: payload.variables ?? {}, contextValue });
       const formatted: FormattedExecutionResult = { data: result.data };
       if (result.errors) formatted.errors = result.errors.map((e) => options.formatError(e.toJSON(), e));
       return { result: formatted, upstreamCalls: upstreamCallCount(contextValue.upstreamCalls) };
     };
-    return new LiveTicket(key, scope, document, operation.name?.value, run);
+    return { key, record: request.record, document, operationName: operation.name?.value, run, started: performance.now() };
   }
 
-  const wss = new WebSocketServer({ server: options.server, path: '/graphql', maxPayload: options.maxPayloadBytes });
+  const refused = (operationName: string | undefined | null, errors: readonly GraphQLError[]) => {
+    const errorCodes = errors.map((e) => (typeof e.extensions.code === 'string' ? e.extensions.code : 'GRAPHQL_VALIDATION_FAILED'));
+    logger.info({ operationName: operationName ?? null, errorCodes }, 'live subscription refused');
+    return errors;
+  };
+
+  const wss = new WebSocketServer({ server: options.server, path: '/graphql', maxPayload: options.limits.maxBodyBytes });
   const cleanup = useServer(
     {
       schema,
       async onSubscribe(ctx, id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> {
-        let mine = open.get(ctx);
-        if (!mine) open.set(ctx, (mine = new Map<string, LiveTicket | undefined>()));
-        if (mine.size >= maxPerConnection) {
-          logger.info({ operationName: payload.operationName ?? null, errorCodes: [ErrorCode.RATE_LIMITED] }, 'live subscription refused');
-          return [
-            new GraphQLError(`A connection may hold at most ${maxPerConnection} subscriptions (LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION); complete one first or open another connection`, {
-              extensions: { code: ErrorCode.RATE_LIMITED },
-            }),
-          ];
+        // graphql-ws counts this subscription among the connection's before asking.
+        if (Object.keys(ctx.subscriptions).length > maxPerConnection) {
+          const message = `A connection may hold at most ${maxPerConnection} subscriptions (LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION); complete one first or open another connection`;
+          return refused(payload.operationName, [new GraphQLError(message, { extensions: { code: ErrorCode.RATE_LIMITED } })]);
         }
-        mine.set(id, undefined);
-        const ticket = await admit(headersOf(ctx.connectionParams), payload).catch((err: unknown) => {
+        const headers: Record<string, string> = {};
+        // The headers of a WebSocket's requests: the string properties of its `connection_init` payload.
+        for (const [name, value] of Object.entries(ctx.connectionParams ?? {})) if (typeof value === 'string') headers[name.toLowerCase()] = value;
+        const ticket = await admit(headers, payload).catch((err: unknown) => {
           logger.error({ err }, 'live: admitting a subscription failed');
           return [new GraphQLError('Internal server error', { extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } })];
         });
-        if (!(ticket instanceof LiveTicket)) {
-          mine.delete(id);
-          logger.info({ operationName: payload.operationName ?? null, errorCodes: ticket.map((e) => (typeof e.extensions.code === 'string' ? e.extensions.code : 'GRAPHQL_VALIDATION_FAILED')) }, 'live subscription refused');
-          return ticket;
-        }
+        if (!('key' in ticket)) return refused(payload.operationName, ticket);
+        let mine = open.get(ctx);
+        if (!mine) open.set(ctx, (mine = new Map<string, LiveTicket>()));
         mine.set(id, ticket);
-        metrics.opened();
+        metrics.open.inc();
         return { schema, document: ticket.document, operationName: ticket.operationName, contextValue: ticket };
       },
       subscribe(args) {
-        const ticket = args.contextValue;
-        if (!(ticket instanceof LiveTicket)) throw new Error('live: a subscription reached execution without being admitted');
+        const ticket = args.contextValue as LiveTicket;
         ticket.subscriber = polls.subscribe(ticket.key, ticket.run);
         // Events carry errors already formatted (as HTTP answers them): onNext sends them as they are.
         return ticket.subscriber as AsyncIterable<FormattedExecutionResult> as AsyncIterable<ExecutionResult>;
@@ -197,17 +216,16 @@ export function liveServer(options: LiveServerOptions): LiveServer {
         const ticket = open.get(ctx)?.get(id);
         open.get(ctx)?.delete(id);
         if (!ticket) return;
-        metrics.closed();
-        const { record } = ticket.scope.request;
+        metrics.open.dec();
         // Never a credential: the client's name, the document's hash, and what the subscription cost.
         logger.info(
           {
-            requestId: record.requestId,
+            requestId: ticket.record.requestId,
             operationName: ticket.operationName ?? null,
             durationMs: Math.round(performance.now() - ticket.started),
             events: ticket.subscriber?.events ?? 0,
             upstreamCalls: ticket.subscriber?.upstreamCalls ?? 0,
-            ...recordLogFields(record),
+            ...recordLogFields(ticket.record),
           },
           'live subscription ended',
         );
@@ -217,9 +235,7 @@ export function liveServer(options: LiveServerOptions): LiveServer {
   );
 
   return {
-    get polls() {
-      return polls.size;
-    },
+    /** Closes every WebSocket with 1001 (going away) and stops the polls. */
     async close() {
       // A client that never answers the close frame would hold the shutdown for ws's 30 s close timeout.
       const grace = setTimeout(() => {
@@ -237,4 +253,15 @@ function withoutHttp(formatted: GraphQLFormattedError): GraphQLFormattedError {
   if (formatted.extensions?.http === undefined) return formatted;
   const { http: _http, ...extensions } = formatted.extensions;
   return { ...formatted, extensions };
+}
+
+/** A step's refusal (`errorBody`) as the errors of the subscription's error message. */
+function errorsOf(text: string): GraphQLError[] {
+  try {
+    const { errors } = JSON.parse(text) as { errors?: Array<{ message?: unknown; extensions?: Record<string, unknown> }> };
+    if (Array.isArray(errors) && errors.length > 0) return errors.map((e) => new GraphQLError(String(e.message), { extensions: e.extensions }));
+  } catch {
+    // not a step's refusal
+  }
+  return [new GraphQLError('The subscription was refused', { extensions: { code: 'BAD_REQUEST' } })];
 }
