@@ -15,24 +15,18 @@ import { sha256Hex } from '../sha256';
 import type { IdempotencyOutcome } from './outcome';
 import { MemoryIdempotencyStore, RedisIdempotencyStore, type IdempotencyStore, type TakeResult } from './store';
 
-export interface IdempotencyStepOptions {
+/**
+ * The IDEMPOTENCY_ settings (defaults: kept 86400 s, bodies up to 262144 bytes kept whole, a 503 while the store is
+ * away, no mutation requires a key), and:
+ */
+export interface IdempotencyStepOptions extends Partial<Config['idempotency']> {
   /** Where leases and stored responses live (MemoryIdempotencyStore, or RedisIdempotencyStore to share them). */
   store: IdempotencyStore;
   logger: Logger;
   /** Where the outcomes are counted; none in unit tests. */
   metrics?: GatewayMetrics;
-  /** How long a stored response is replayed (IDEMPOTENCY_TTL_SECONDS). Default 86400. */
-  ttlSeconds?: number;
-  /** Largest response body kept whole (IDEMPOTENCY_MAX_RESPONSE_BYTES). Default 262144. */
-  maxResponseBytes?: number;
-  /** When the store cannot be reached, run keyed mutations without the guarantee instead of a 503. Default false. */
-  failOpen?: boolean;
-  /** Mutation fields that refuse a request without a key (IDEMPOTENCY_REQUIRED). Default none. */
-  required?: readonly string[];
   /** How long a running request holds its key; it must outlast the longest request. Default 30000. */
   leaseMs?: number;
-  /** Seconds a 409 tells the client to wait (`Retry-After`). Default 1. */
-  retryAfterSeconds?: number;
   /** Token bound of the parse that tells a mutation from a query (MAX_TOKENS). Default 2000. */
   maxLexicalTokens?: number;
 }
@@ -52,13 +46,10 @@ export function idempotencyFromConfig(deps: { config: Config; logger: Logger; me
   const settings = config.idempotency;
   checkMutationNames(settings.required);
   return idempotencyStep({
+    ...settings,
     store: deps.redis ? new RedisIdempotencyStore(deps.redis) : new MemoryIdempotencyStore({ maxBytes: settings.memoryMaxBytes, onEvict: () => metrics.observeIdempotency('evicted') }),
     logger: deps.logger,
     metrics,
-    ttlSeconds: settings.ttlSeconds,
-    maxResponseBytes: settings.maxResponseBytes,
-    failOpen: settings.failOpen,
-    required: settings.required,
     leaseMs: config.requestTimeoutMs + LEASE_MARGIN_MS,
     maxLexicalTokens: config.limits.maxTokens,
   });
@@ -89,7 +80,6 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
   const ttlSeconds = options.ttlSeconds ?? 86_400;
   const maxResponseBytes = options.maxResponseBytes ?? 256 * 1024;
   const leaseMs = options.leaseMs ?? 30_000;
-  const retryAfter = String(options.retryAfterSeconds ?? 1);
   const required = new Set(options.required ?? []);
   const maxLexicalTokens = options.maxLexicalTokens ?? 2000;
 
@@ -194,7 +184,7 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
       return refuse(request, 'reused', 422, ErrorCode.IDEMPOTENCY_KEY_REUSED, 'This Idempotency-Key was already used for a different request (document, operation name or variables); use a new key');
     }
     if (taken.state === 'running') {
-      return refuse(request, 'in_use', 409, ErrorCode.IDEMPOTENCY_KEY_IN_USE, 'A request with this Idempotency-Key is still running; retry after a moment with the same key', { 'retry-after': retryAfter });
+      return refuse(request, 'in_use', 409, ErrorCode.IDEMPOTENCY_KEY_IN_USE, 'A request with this Idempotency-Key is still running; retry after a moment with the same key', { 'retry-after': '1' });
     }
     note(request, 'replayed');
     const { status, contentType, body, outcome, errorCodes } = taken.response;

@@ -38,7 +38,7 @@ import type { GatewayMetrics } from '../observability/metrics';
 import type { RedisConnection } from '../redis/connection';
 import { sha256Hex } from '../sha256';
 import { upstreamCallCount } from '../upstreams/events';
-import { LivePolls, liveMetrics, redisCoordinator, type LiveSubscriber, type PollRun } from './polls';
+import { LivePolls, liveMetrics, redisCoordinator, type PollRun } from './polls';
 
 export interface LiveServerOptions {
   /** The gateway's HTTP server: the WebSocket is upgraded from its `/graphql`. */
@@ -75,7 +75,6 @@ interface LiveTicket {
   readonly operationName: string | undefined;
   readonly run: () => Promise<PollRun>;
   readonly started: number;
-  subscriber?: LiveSubscriber;
 }
 
 /**
@@ -90,8 +89,6 @@ export function liveServer(options: LiveServerOptions): { close(): Promise<void>
   const coordinator = options.redis && redisCoordinator(options.redis, pollMs);
   const polls = new LivePolls({ intervalMs: pollMs, logger, metrics, coordinator });
   const rules = [...specifiedRules, ...options.validationRules];
-  // Per connection: its admitted subscriptions by id.
-  const open = new WeakMap<object, Map<string, LiveTicket>>();
 
   // Parsed and validated documents by text: screens subscribe with the same few documents, often all at once.
   const prepared = new LRUCache<string, DocumentNode | readonly GraphQLError[]>({ max: 200 });
@@ -182,7 +179,7 @@ export function liveServer(options: LiveServerOptions): { close(): Promise<void>
   const cleanup = useServer(
     {
       schema,
-      async onSubscribe(ctx, id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> {
+      async onSubscribe(ctx, _id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> {
         // graphql-ws counts this subscription among the connection's before asking.
         if (Object.keys(ctx.subscriptions).length > maxPerConnection) {
           const message = `A connection may hold at most ${maxPerConnection} subscriptions (LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION); complete one first or open another connection`;
@@ -196,40 +193,25 @@ export function liveServer(options: LiveServerOptions): { close(): Promise<void>
           return [new GraphQLError('Internal server error', { extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } })];
         });
         if (!('key' in ticket)) return refused(payload.operationName, ticket);
-        let mine = open.get(ctx);
-        if (!mine) open.set(ctx, (mine = new Map<string, LiveTicket>()));
-        mine.set(id, ticket);
-        metrics.open.inc();
         return { schema, document: ticket.document, operationName: ticket.operationName, contextValue: ticket };
       },
       subscribe(args) {
         const ticket = args.contextValue as LiveTicket;
-        ticket.subscriber = polls.subscribe(ticket.key, ticket.run);
+        metrics.open.inc();
+        const subscriber = polls.subscribe(ticket.key, ticket.run, ({ events, upstreamCalls }) => {
+          metrics.open.dec();
+          // Never a credential: the client's name, the document's hash, and what the subscription cost.
+          const { requestId } = ticket.record;
+          const durationMs = Math.round(performance.now() - ticket.started);
+          logger.info({ requestId, operationName: ticket.operationName ?? null, durationMs, events, upstreamCalls, ...recordLogFields(ticket.record) }, 'live subscription ended');
+        });
         // Events carry errors already formatted (as HTTP answers them): onNext sends them as they are.
-        return ticket.subscriber as AsyncIterable<FormattedExecutionResult> as AsyncIterable<ExecutionResult>;
+        return subscriber as AsyncIterable<FormattedExecutionResult> as AsyncIterable<ExecutionResult>;
       },
       // Refusals at subscribe are formatted as HTTP formats them (limits named as limits, unexpected errors masked).
       onError: (_ctx, _id, _payload, errors) => errors.map((e) => options.formatError(withoutHttp(e.toJSON()), e)),
       // Without this graphql-ws would call toJSON on each error, which a formatted error has not.
       onNext: (_ctx, _id, _payload, _args, result) => result as FormattedExecutionResult,
-      onComplete(ctx, id) {
-        const ticket = open.get(ctx)?.get(id);
-        open.get(ctx)?.delete(id);
-        if (!ticket) return;
-        metrics.open.dec();
-        // Never a credential: the client's name, the document's hash, and what the subscription cost.
-        logger.info(
-          {
-            requestId: ticket.record.requestId,
-            operationName: ticket.operationName ?? null,
-            durationMs: Math.round(performance.now() - ticket.started),
-            events: ticket.subscriber?.events ?? 0,
-            upstreamCalls: ticket.subscriber?.upstreamCalls ?? 0,
-            ...recordLogFields(ticket.record),
-          },
-          'live subscription ended',
-        );
-      },
     },
     wss,
   );
@@ -255,13 +237,8 @@ function withoutHttp(formatted: GraphQLFormattedError): GraphQLFormattedError {
   return { ...formatted, extensions };
 }
 
-/** A step's refusal (`errorBody`) as the errors of the subscription's error message. */
-function errorsOf(text: string): GraphQLError[] {
-  try {
-    const { errors } = JSON.parse(text) as { errors?: Array<{ message?: unknown; extensions?: Record<string, unknown> }> };
-    if (Array.isArray(errors) && errors.length > 0) return errors.map((e) => new GraphQLError(String(e.message), { extensions: e.extensions }));
-  } catch {
-    // not a step's refusal
-  }
-  return [new GraphQLError('The subscription was refused', { extensions: { code: 'BAD_REQUEST' } })];
+/** A step's refusal (always an `errorBody`) as the errors of the subscription's error message. */
+function errorsOf(body: string): GraphQLError[] {
+  const { errors } = JSON.parse(body) as { errors: Array<{ message: string; extensions?: Record<string, unknown> }> };
+  return errors.map((e) => new GraphQLError(e.message, { extensions: e.extensions }));
 }

@@ -109,7 +109,7 @@ type LiveCoordinator = ReturnType<typeof redisCoordinator>;
 
 /**
  * One subscriber's events, as the async iterator graphql-ws reads. `return()` (the client completed, or its socket
- * went away) leaves the poll; a final event is delivered and then the iterator is done.
+ * went away) leaves the poll; a final event is delivered and then the iterator is done. Either way `onEnd` is told once.
  */
 export class LiveSubscriber implements AsyncIterableIterator<FormattedExecutionResult> {
   events = 0;
@@ -119,7 +119,10 @@ export class LiveSubscriber implements AsyncIterableIterator<FormattedExecutionR
   private waiting?: (result: IteratorResult<FormattedExecutionResult>) => void;
   private ended = false;
 
-  constructor(private readonly leave: (subscriber: LiveSubscriber) => void) {}
+  constructor(
+    private readonly leave: (subscriber: LiveSubscriber) => void,
+    private readonly onEnd: (subscriber: LiveSubscriber) => void,
+  ) {}
 
   push(event: LiveEvent): void {
     if (this.ended) return;
@@ -150,9 +153,11 @@ export class LiveSubscriber implements AsyncIterableIterator<FormattedExecutionR
   }
 
   private end(): void {
+    if (this.ended) return;
     this.ended = true;
     this.waiting?.({ value: undefined, done: true });
     this.waiting = undefined;
+    this.onEnd(this);
   }
 }
 
@@ -181,10 +186,10 @@ export class LivePolls {
   constructor(private readonly options: { intervalMs: number; logger: Logger; metrics: LiveMetrics; coordinator?: LiveCoordinator }) {}
 
   /** A subscriber to `key`'s poll, started with `run` when it is the key's first subscriber here. */
-  subscribe(key: string, run: () => Promise<PollRun>): LiveSubscriber {
+  subscribe(key: string, run: () => Promise<PollRun>, onEnd: (subscriber: LiveSubscriber) => void): LiveSubscriber {
     const existing = this.polls.get(key);
     const poll = existing ?? { key, run, subscribers: new Set() };
-    const subscriber = new LiveSubscriber((s) => this.leave(poll, s));
+    const subscriber = new LiveSubscriber((s) => this.leave(poll, s), onEnd);
     poll.subscribers.add(subscriber);
     if (existing?.last) this.send(subscriber, existing.last);
     if (!existing) {

@@ -9,8 +9,6 @@ export interface RedisConnectionOptions {
   /** `redis://` or `rediss://` address (REDIS_URL). */
   url: string;
   logger: Logger;
-  /** Longest wait for one command before it fails (default 250 ms): a request never waits long on Redis. */
-  commandTimeoutMs?: number;
 }
 
 /**
@@ -37,7 +35,8 @@ export function openRedisConnection(options: RedisConnectionOptions): RedisConne
   const client = new (loadRedis())(options.url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: options.commandTimeoutMs ?? 250,
+    // A request never waits long on Redis.
+    commandTimeout: 250,
     connectTimeout: 1000,
     retryStrategy: (times) => Math.min(times * 250, 5000),
   });
