@@ -1,4 +1,4 @@
-import { Kind, OperationTypeNode, getOperationAST, parse, type DocumentNode } from 'graphql';
+import { OperationTypeNode, buildASTSchema, getOperationAST, parse, type DocumentNode } from 'graphql';
 import { persistedQueryNotFound } from '../apq/cache';
 import type { Config } from '../config';
 import { callerHash } from '../credentials';
@@ -58,14 +58,9 @@ export function idempotencyFromConfig(deps: { config: Config; logger: Logger; me
 /** IDEMPOTENCY_REQUIRED names mutation fields of the schema: a misspelt one would silently require nothing. */
 function checkMutationNames(names: readonly string[]): void {
   if (names.length === 0) return;
-  const known = new Set<string>();
-  for (const definition of parse(loadTypeDefs()).definitions) {
-    if ((definition.kind === Kind.OBJECT_TYPE_DEFINITION || definition.kind === Kind.OBJECT_TYPE_EXTENSION) && definition.name.value === 'Mutation') {
-      for (const field of definition.fields ?? []) known.add(field.name.value);
-    }
-  }
-  const unknown = names.filter((name) => !known.has(name));
-  if (unknown.length > 0) throw new Error(`IDEMPOTENCY_REQUIRED: not a mutation of the schema: ${unknown.join(', ')} (known: ${[...known].join(', ')})`);
+  const known = Object.keys(buildASTSchema(parse(loadTypeDefs())).getMutationType()?.getFields() ?? {});
+  const unknown = names.filter((name) => !known.includes(name));
+  if (unknown.length > 0) throw new Error(`IDEMPOTENCY_REQUIRED: not a mutation of the schema: ${unknown.join(', ')} (known: ${known.join(', ')})`);
 }
 
 /**
@@ -146,7 +141,7 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
     if (key === undefined) {
       // IDEMPOTENCY_REQUIRED: a listed mutation without a key is refused, naming the header.
       const ops = required.size === 0 ? [] : request.read.operations;
-      const field = ops.flatMap((op) => [...(selectedMutation(op, maxLexicalTokens)?.rootFields ?? [])]).find((name) => required.has(name));
+      const field = ops.flatMap((op) => [...(mutationFields(op, maxLexicalTokens) ?? [])]).find((name) => required.has(name));
       if (field) return refuse(request, 'missing', 400, ErrorCode.BAD_USER_INPUT, `${field} requires an Idempotency-Key header (a new unique key per intended request, the same key on its retries)`);
       return next();
     }
@@ -157,15 +152,14 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
     // A hash no text was registered under when it was resolved is answered as Apollo would: Apollo's own second
     // look-up could find a text another replica registered meanwhile and run a mutation this step never saw.
     if (op?.ask.kind === 'id' && op.ask.via === 'persistedQuery' && !op.resolvedBy) return persistedQueryNotFound();
-    const mutation = op && selectedMutation(op, maxLexicalTokens);
     // Queries are safe to repeat: the header does nothing there.
-    if (!mutation) return next();
+    if (!op || !mutationFields(op, maxLexicalTokens)) return next();
     if (!KEY_PATTERN.test(key)) return refuse(request, 'invalid', 400, ErrorCode.BAD_USER_INPUT, 'Idempotency-Key must be 1 to 255 characters of A-Z a-z 0-9 . _ : -');
     // One venue's key never meets another's: the key is scoped by the caller's credentials, both only as a hash, and
     // by the client the clients file named (two partners acting for one venue keep separate keys).
     const scopedKey = sha256Hex(`${callerHash(request.header)}\n${request.record.client?.name ?? ''}\n${key}`);
     request.record.idempotency = { scopedKey };
-    const fingerprint = requestFingerprint(mutation);
+    const fingerprint = requestFingerprint({ documentText: op.query!, operationName: op.operationName ?? null, variables: op.variables ?? {} });
     let taken: TakeResult;
     try {
       taken = await store.take(scopedKey, fingerprint, leaseMs);
@@ -194,21 +188,12 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
   };
 }
 
-/** The mutation a request would run, as much of it as idempotency needs. */
-interface SelectedMutation {
-  documentText: string;
-  operationName: string | null;
-  variables: Readonly<Record<string, unknown>>;
-  /** Names (not aliases) of the mutation fields it selects at its root, through fragments too. */
-  rootFields: ReadonlySet<string>;
-}
-
 /**
- * The mutation an operation request selects, or undefined when it selects something else, is not a well-formed
- * request (Apollo will refuse it before any upstream call), or names a persisted query not resolved to its text.
- * `maxLexicalTokens` bounds the parse as Apollo's (MAX_TOKENS).
+ * The names (not aliases) of the mutation fields an operation request selects at its root, through fragments too; or
+ * undefined when it selects something else, is not a well-formed request (Apollo will refuse it before any upstream
+ * call), or names a persisted query not resolved to its text. The parse is bounded as Apollo's (MAX_TOKENS).
  */
-function selectedMutation(op: OperationRequest, maxLexicalTokens: number): SelectedMutation | undefined {
+function mutationFields(op: OperationRequest, maxLexicalTokens: number): ReadonlySet<string> | undefined {
   const text = op.query;
   // A mutation document spells the keyword: most queries are told apart without being parsed.
   if (!op.wellFormed || text === undefined || !text.includes('mutation')) return undefined;
@@ -219,15 +204,14 @@ function selectedMutation(op: OperationRequest, maxLexicalTokens: number): Selec
     return undefined;
   }
   const operation = getOperationAST(document, op.operationName);
-  if (operation?.operation !== OperationTypeNode.MUTATION) return undefined;
-  return { documentText: text, operationName: op.operationName ?? null, variables: op.variables ?? {}, rootFields: rootFieldNames(document, operation) };
+  return operation?.operation === OperationTypeNode.MUTATION ? rootFieldNames(document, operation) : undefined;
 }
 
 /**
  * CONTRACT.md's fingerprint: SHA-256 of the document text's SHA-256, the operation name and the variables as
  * canonical JSON, newline-separated. Each part has a fixed form, so no two different requests give the same input.
  */
-export function requestFingerprint(parts: Pick<SelectedMutation, 'documentText' | 'operationName' | 'variables'>): string {
+export function requestFingerprint(parts: { documentText: string; operationName: string | null; variables: Readonly<Record<string, unknown>> }): string {
   return sha256Hex(`${sha256Hex(parts.documentText)}\n${JSON.stringify(parts.operationName)}\n${canonicalJson(parts.variables)}`);
 }
 
