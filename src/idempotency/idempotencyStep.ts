@@ -71,12 +71,8 @@ function checkMutationNames(names: readonly string[]): void {
  * response, whatever it was, so a retry never books twice.
  */
 export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
-  const { store, logger, metrics } = options;
-  const ttlSeconds = options.ttlSeconds ?? 86_400;
-  const maxResponseBytes = options.maxResponseBytes ?? 256 * 1024;
-  const leaseMs = options.leaseMs ?? 30_000;
+  const { store, logger, metrics, ttlSeconds = 86_400, maxResponseBytes = 256 * 1024, leaseMs = 30_000, maxLexicalTokens = 2000 } = options;
   const required = new Set(options.required ?? []);
-  const maxLexicalTokens = options.maxLexicalTokens ?? 2000;
 
   const note = ({ record }: GraphqlRequest, outcome: IdempotencyOutcome): void => {
     record.idempotency = { ...record.idempotency, outcome };
@@ -97,14 +93,11 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
     // The transports mark each call written to a connection (src/upstreams/wireSignal.ts); none written means the
     // request was refused before any upstream request.
     const sent = () => request.record.upstreamCalls.some((call) => call.sent !== false);
-    let response: GraphqlResponse;
-    try {
-      response = await next();
-    } catch (err) {
+    const response = await next().catch(async (err: unknown) => {
       // The route answers a thrown request with this body; keep it when a service may have acted.
       await settle(request, key, lease, sent() ? refusal(500, ErrorCode.INTERNAL_SERVER_ERROR, 'Internal server error') : undefined, fingerprint);
       throw err;
-    }
+    });
     await settle(request, key, lease, sent() ? response : undefined, fingerprint);
     return response;
   }

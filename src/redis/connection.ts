@@ -5,33 +5,15 @@ import type { Logger } from '../logger';
 export const RELEASE_IF_HELD = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
-export interface RedisConnectionOptions {
-  /** `redis://` or `rediss://` address (REDIS_URL). */
-  url: string;
-  logger: Logger;
-}
+type Listener = (message: string) => void;
 
 /**
- * The one Redis connection of a gateway process. Every policy shared across replicas (persisted queries,
- * idempotency records, rate-limit budgets) goes through it, and they share one story for Redis being gone:
- * commands fail fast instead of queueing while it is away (no offline queue, no per-command retries), the
+ * The one Redis connection of a gateway process. Every policy shared across replicas goes through it, with one story
+ * for Redis being gone: commands fail fast instead of queueing (no offline queue, no per-command retries), the
  * connection keeps reconnecting in the background, and each policy decides what a failed command means for a
- * request (a miss, a 503, a local budget). `available` says whether it is connected right now.
+ * request (a miss, a 503, a local budget). `url` is REDIS_URL.
  */
-export interface RedisConnection {
-  readonly client: Redis;
-  /** Whether the connection is up: a policy may skip a command that would only fail. */
-  readonly available: boolean;
-  /**
-   * Hears `channel` on a second, subscribe-mode connection (made on first use; ioredis subscribes it again after a
-   * reconnect). Several listeners may share a channel: it is unsubscribed when its last listener goes.
-   */
-  subscribe(channel: string, onMessage: (message: string) => void): Promise<void>;
-  unsubscribe(channel: string, onMessage: (message: string) => void): Promise<void>;
-  close(): Promise<void>;
-}
-
-export function openRedisConnection(options: RedisConnectionOptions): RedisConnection {
+export function openRedisConnection(options: { url: string; logger: Logger }) {
   const client = new (loadRedis())(options.url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -51,7 +33,7 @@ export function openRedisConnection(options: RedisConnectionOptions): RedisConne
   client.on('ready', () => {
     if (lastWarning > 0) options.logger.info('Redis connection is back');
   });
-  const listeners = new Map<string, Set<(message: string) => void>>();
+  const listeners = new Map<string, Set<Listener>>();
   let subscriber: Redis | undefined;
   const subscriberClient = (): Redis => {
     if (!subscriber) {
@@ -67,16 +49,21 @@ export function openRedisConnection(options: RedisConnectionOptions): RedisConne
   };
   return {
     client,
+    /** Whether the connection is up: a policy may skip a command that would only fail. */
     get available() {
       return client.status === 'ready';
     },
-    async subscribe(channel, onMessage) {
+    /**
+     * Hears `channel` on a second, subscribe-mode connection (made on first use; ioredis subscribes it again after a
+     * reconnect). Several listeners may share a channel: it is unsubscribed when its last listener goes.
+     */
+    async subscribe(channel: string, onMessage: Listener): Promise<void> {
       let set = listeners.get(channel);
       if (!set) listeners.set(channel, (set = new Set()));
       set.add(onMessage);
       if (set.size === 1) await subscriberClient().subscribe(channel);
     },
-    async unsubscribe(channel, onMessage) {
+    async unsubscribe(channel: string, onMessage: Listener): Promise<void> {
       const set = listeners.get(channel);
       if (!set?.delete(onMessage) || set.size > 0) return;
       listeners.delete(channel);
@@ -88,6 +75,8 @@ export function openRedisConnection(options: RedisConnectionOptions): RedisConne
     },
   };
 }
+
+export type RedisConnection = ReturnType<typeof openRedisConnection>;
 
 /** ioredis is loaded only when REDIS_URL is set: a replica without Redis does not load its code. */
 function loadRedis(): typeof Redis {
