@@ -126,11 +126,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
   limitConnections(server, config.connectionLimits);
   const live = liveServer({
     server,
-    schema: execution.schema,
-    ...execution.documentRules,
-    formatError: execution.formatError,
-    limits,
-    live: config.live,
+    execution,
+    config,
     steps: admission,
     cost: clients?.cost,
     // A fresh context per read, as for one HTTP request: the breaker, budgets, field errors and shared reads apply.

@@ -13,16 +13,14 @@ import {
   type ExecutionResult,
   type FormattedExecutionResult,
   type GraphQLFormattedError,
-  type GraphQLSchema,
   type OperationDefinitionNode,
-  type ParseOptions,
-  type ValidationRule,
 } from 'graphql';
 import { getVariableValues } from 'graphql/execution/values';
 import type { SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { LRUCache } from 'lru-cache';
 import { WebSocketServer } from 'ws';
+import type { Execution } from '../apolloServer';
 import type { Config } from '../config';
 import type { ContextRequest, GatewayContext } from '../context';
 import { callerHash, credentialSpellingConflict } from '../credentials';
@@ -43,16 +41,10 @@ import { LivePolls, liveMetrics, redisCoordinator, type PollRun } from './polls'
 export interface LiveServerOptions {
   /** The gateway's HTTP server: the WebSocket is upgraded from its `/graphql`. */
   server: Server;
-  schema: GraphQLSchema;
-  /** The document limits requests get (src/limits/documentLimits.ts), applied at subscribe. */
-  parseOptions: ParseOptions;
-  validationRules: readonly ValidationRule[];
-  /** The `formatError` of HTTP responses, for each event's errors. */
-  formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
-  /** MAX_UPSTREAM_CALLS and MAX_COST, judged at subscribe on the estimate of one read; MAX_BODY_BYTES per message. */
-  limits: Config['limits'];
-  /** LIVE_POLL_SECONDS and LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION. */
-  live: Config['live'];
+  /** The schema, the document limits requests get (applied at subscribe) and the `formatError` of HTTP responses. */
+  execution: Pick<Execution, 'schema' | 'documentRules' | 'formatError'>;
+  /** MAX_UPSTREAM_CALLS and MAX_COST (judged at subscribe on one read's estimate), MAX_BODY_BYTES per message, LIVE_*. */
+  config: Pick<Config, 'limits' | 'live'>;
   /** The HTTP route's policies that decide on the caller and the document (client identity and budgets, trusted documents). */
   steps: readonly GraphqlStep[];
   /** The client cost policy, when a clients file is loaded. */
@@ -83,12 +75,13 @@ interface LiveTicket {
  * the shared poll of its key, which runs its selection as a query through the gateway's executor.
  */
 export function liveServer(options: LiveServerOptions): { close(): Promise<void> } {
-  const { schema, logger } = options;
-  const { maxSubscriptionsPerConnection: maxPerConnection, pollMs } = options.live;
+  const { logger, config } = options;
+  const { schema, formatError, documentRules } = options.execution;
+  const { maxSubscriptionsPerConnection: maxPerConnection, pollMs } = config.live;
   const metrics = liveMetrics(options.metrics.registry);
   const coordinator = options.redis && redisCoordinator(options.redis, pollMs);
   const polls = new LivePolls({ intervalMs: pollMs, logger, metrics, coordinator });
-  const rules = [...specifiedRules, ...options.validationRules];
+  const rules = [...specifiedRules, ...documentRules.validationRules];
 
   // Parsed and validated documents by text: screens subscribe with the same few documents, often all at once.
   const prepared = new LRUCache<string, DocumentNode | readonly GraphQLError[]>({ max: 200 });
@@ -96,7 +89,7 @@ export function liveServer(options: LiveServerOptions): { close(): Promise<void>
     let found = prepared.get(text);
     if (found) return found;
     try {
-      const document = parse(text, options.parseOptions);
+      const document = parse(text, documentRules.parseOptions);
       const invalid = validate(schema, document, rules);
       found = invalid.length > 0 ? invalid.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { ...e.extensions, code: 'GRAPHQL_VALIDATION_FAILED' } })) : document;
     } catch (err) {
@@ -131,7 +124,10 @@ export function liveServer(options: LiveServerOptions): { close(): Promise<void>
       context: () => Promise.reject(new Error('live: the admission steps execute nothing')),
     };
     let admitted = false;
-    const pass = (): Promise<GraphqlResponse> => ((admitted = true), Promise.resolve({ status: 200, headers: new Map(), body: '' }));
+    const pass = (): Promise<GraphqlResponse> => {
+      admitted = true;
+      return Promise.resolve({ status: 200, headers: new Map(), body: '' });
+    };
     const response = await options.steps.reduceRight<() => Promise<GraphqlResponse>>((next, step) => () => step(request, next), pass)();
     if (!admitted) return errorsOf(response.body);
     // The steps may have turned a trusted id into its text. An id they do not know, with no text: what Apollo
@@ -146,12 +142,13 @@ export function liveServer(options: LiveServerOptions): { close(): Promise<void>
     }
     // A poll runs the selection as a query over the same root field (Query.reservations).
     const asQuery: OperationDefinitionNode = { ...operation, operation: OperationTypeNode.QUERY };
-    const query = { document: { kind: Kind.DOCUMENT, definitions: [asQuery, ...document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION)] }, operation: asQuery } as const;
+    const fragments = document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION);
+    const query = { document: { kind: Kind.DOCUMENT, definitions: [asQuery, ...fragments] }, operation: asQuery } as const;
     const variables = getVariableValues(schema, asQuery.variableDefinitions ?? [], payload.variables ?? {});
     if (variables.errors) return variables.errors.map((e) => new GraphQLError(e.message, { extensions: { code: ErrorCode.BAD_USER_INPUT } }));
     // Each read is judged as the query it runs, by the one cost model of HTTP requests.
     const estimate = estimateCost({ schema, ...query, variables: variables.coerced });
-    const refused = judgeCost(options.limits, options.cost, request.record, { schema, ...query }, estimate);
+    const refused = judgeCost(config.limits, options.cost, request.record, { schema, ...query }, estimate);
     if (refused) return [refused];
     // Subscribers that may share one read: the same credentials, document (text and operation name) and variables
     // (coerced, keys sorted). Hashes only: no credential is kept in a key or sent to Redis.
@@ -163,7 +160,7 @@ export function liveServer(options: LiveServerOptions): { close(): Promise<void>
       const contextValue = options.context({ header: pollHeader });
       const result = await execute({ schema, document: query.document, variableValues: payload.variables ?? {}, contextValue });
       const formatted: FormattedExecutionResult = { data: result.data };
-      if (result.errors) formatted.errors = result.errors.map((e) => options.formatError(e.toJSON(), e));
+      if (result.errors) formatted.errors = result.errors.map((e) => formatError(e.toJSON(), e));
       return { result: formatted, upstreamCalls: upstreamCallCount(contextValue.upstreamCalls) };
     };
     return { key, record: request.record, document, operationName: operation.name?.value, run, started: performance.now() };
@@ -175,7 +172,7 @@ export function liveServer(options: LiveServerOptions): { close(): Promise<void>
     return errors;
   };
 
-  const wss = new WebSocketServer({ server: options.server, path: '/graphql', maxPayload: options.limits.maxBodyBytes });
+  const wss = new WebSocketServer({ server: options.server, path: '/graphql', maxPayload: config.limits.maxBodyBytes });
   const cleanup = useServer(
     {
       schema,
@@ -209,7 +206,7 @@ export function liveServer(options: LiveServerOptions): { close(): Promise<void>
         return subscriber as AsyncIterable<FormattedExecutionResult> as AsyncIterable<ExecutionResult>;
       },
       // Refusals at subscribe are formatted as HTTP formats them (limits named as limits, unexpected errors masked).
-      onError: (_ctx, _id, _payload, errors) => errors.map((e) => options.formatError(withoutHttp(e.toJSON()), e)),
+      onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatError(withoutHttp(e.toJSON()), e)),
       // Without this graphql-ws would call toJSON on each error, which a formatted error has not.
       onNext: (_ctx, _id, _payload, _args, result) => result as FormattedExecutionResult,
     },

@@ -14,7 +14,11 @@ export interface PollRun {
 }
 
 /** What subscribers receive: a result, its hash, and whether it ends the subscriptions (the upstream said 401). */
-const LiveEventSchema = z.object({ result: z.custom<FormattedExecutionResult>((v) => typeof v === 'object' && v !== null), hash: z.string(), final: z.boolean() });
+const LiveEventSchema = z.object({
+  result: z.custom<FormattedExecutionResult>((v) => typeof v === 'object' && v !== null),
+  hash: z.string(),
+  final: z.boolean(),
+});
 type LiveEvent = z.infer<typeof LiveEventSchema>;
 
 /** The live subscriptions' metrics, in the gateway's registry. */
@@ -33,7 +37,7 @@ export function liveMetrics(registry: Registry) {
     callsPerPoll: new Histogram({ name: 'tablegraph_live_poll_upstream_calls', help: 'Upstream calls made by one read of a live view', buckets: [0, 1, 2, 5, 10, 20, 50, 100, 150], registers }),
   };
 }
-export type LiveMetrics = ReturnType<typeof liveMetrics>;
+type LiveMetrics = ReturnType<typeof liveMetrics>;
 
 const PREFIX = 'tablegraph:live:';
 
@@ -108,8 +112,8 @@ export function redisCoordinator(redis: RedisConnection, intervalMs: number) {
 type LiveCoordinator = ReturnType<typeof redisCoordinator>;
 
 /**
- * One subscriber's events, as the async iterator graphql-ws reads. `return()` (the client completed, or its socket
- * went away) leaves the poll; a final event is delivered and then the iterator is done. Either way `onEnd` is told once.
+ * One subscriber's events, as the async iterator graphql-ws reads. It ends on `return()` (the client completed, or
+ * its socket went away) or after a final event; `onEnd` is told once.
  */
 export class LiveSubscriber implements AsyncIterableIterator<FormattedExecutionResult> {
   events = 0;
@@ -119,10 +123,7 @@ export class LiveSubscriber implements AsyncIterableIterator<FormattedExecutionR
   private waiting?: (result: IteratorResult<FormattedExecutionResult>) => void;
   private ended = false;
 
-  constructor(
-    private readonly leave: (subscriber: LiveSubscriber) => void,
-    private readonly onEnd: (subscriber: LiveSubscriber) => void,
-  ) {}
+  constructor(private readonly onEnd: (subscriber: LiveSubscriber) => void) {}
 
   push(event: LiveEvent): void {
     if (this.ended) return;
@@ -144,7 +145,6 @@ export class LiveSubscriber implements AsyncIterableIterator<FormattedExecutionR
   return(): Promise<IteratorResult<FormattedExecutionResult>> {
     this.queue.length = 0;
     this.end();
-    this.leave(this);
     return Promise.resolve({ value: undefined, done: true });
   }
 
@@ -189,7 +189,10 @@ export class LivePolls {
   subscribe(key: string, run: () => Promise<PollRun>, onEnd: (subscriber: LiveSubscriber) => void): LiveSubscriber {
     const existing = this.polls.get(key);
     const poll = existing ?? { key, run, subscribers: new Set() };
-    const subscriber = new LiveSubscriber((s) => this.leave(poll, s), onEnd);
+    const subscriber = new LiveSubscriber((s) => {
+      this.leave(poll, s);
+      onEnd(s);
+    });
     poll.subscribers.add(subscriber);
     if (existing?.last) this.send(subscriber, existing.last);
     if (!existing) {
