@@ -15,10 +15,7 @@ import { sha256Hex } from '../sha256';
 import type { IdempotencyOutcome } from './outcome';
 import { MemoryIdempotencyStore, RedisIdempotencyStore, type IdempotencyStore, type TakeResult } from './store';
 
-/**
- * The IDEMPOTENCY_ settings (defaults: kept 86400 s, bodies up to 262144 bytes kept whole, a 503 while the store is
- * away, no mutation requires a key), and:
- */
+/** The IDEMPOTENCY_ settings (defaults: kept 86400 s, bodies up to 262144 bytes, 503 while the store is away, none required), and: */
 export interface IdempotencyStepOptions extends Partial<Config['idempotency']> {
   /** Where leases and stored responses live (MemoryIdempotencyStore, or RedisIdempotencyStore to share them). */
   store: IdempotencyStore;
@@ -34,10 +31,7 @@ export interface IdempotencyStepOptions extends Partial<Config['idempotency']> {
 /** CONTRACT.md, "Idempotency-Key": 1–255 of `A-Z a-z 0-9 . _ : -`. */
 const KEY_PATTERN = /^[A-Za-z0-9._:-]{1,255}$/;
 
-/**
- * Beyond REQUEST_TIMEOUT_MS, how long a lease outlives the request's own budget: a lease that ran out while its
- * request still ran would let a repeat run too.
- */
+/** How long a lease outlives REQUEST_TIMEOUT_MS: one that ran out while its request still ran would let a repeat run too. */
 const LEASE_MARGIN_MS = 10_000;
 
 /** The idempotency step as the settings describe it; records are shared by every replica through `redis` when set. */
@@ -113,7 +107,13 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
       const bytes = Buffer.byteLength(response.body);
       const whole = bytes <= maxResponseBytes;
       // One too large to keep is not forgotten (a service may have acted): a repeat gets a 422 saying it ran.
-      const kept = whole ? response : refusal(422, ErrorCode.IDEMPOTENCY_KEY_REUSED, `The request first sent with this Idempotency-Key ran, but its response (${bytes} bytes) was larger than the gateway keeps, so it cannot be replayed; it is not run again. Read its outcome with a query, and use a new key for a new request.`);
+      const kept = whole
+        ? response
+        : refusal(
+            422,
+            ErrorCode.IDEMPOTENCY_KEY_REUSED,
+            `The request first sent with this Idempotency-Key ran, but its response (${bytes} bytes) was larger than the gateway keeps, so it cannot be replayed; it is not run again. Read its outcome with a query, and use a new key for a new request.`,
+          );
       const answered = whole ? answerOutcome(request.record, response) : kept.outcome;
       await store.complete(key, lease, { fingerprint, status: kept.status, contentType: kept.headers.get('content-type'), body: kept.body, ...answered }, ttlSeconds);
       note(request, 'stored');

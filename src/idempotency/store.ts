@@ -15,19 +15,13 @@ const StoredResponseSchema = z.object({
 });
 export type StoredResponse = z.infer<typeof StoredResponseSchema>;
 
-/**
- * What taking a key found. `taken`: the key was free and is now held by this request's `lease`; `running`: another
- * request holds it; `done`: a response is stored under it.
- */
+/** What taking a key found: free and now held by this request's `lease`, held by another request, or answered. */
 export type TakeResult =
   | { readonly state: 'taken'; readonly lease: string }
   | { readonly state: 'running'; readonly fingerprint: string }
   | { readonly state: 'done'; readonly response: StoredResponse };
 
-/**
- * Where idempotency records live. Keys arrive already scoped to the caller and hashed. A store that cannot answer
- * rejects with IdempotencyStoreUnavailableError; the step decides what that means for the request.
- */
+/** Where idempotency records live, by keys already scoped and hashed; unreachable, it rejects with IdempotencyStoreUnavailableError. */
 export interface IdempotencyStore {
   /** Atomically: holds a free key for `leaseMs` (the lease expires by itself should the replica die), or says what holds it. */
   take(key: string, fingerprint: string, leaseMs: number): Promise<TakeResult>;
@@ -113,10 +107,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 /** Every idempotency record of every replica lives under this prefix, followed by the scoped key's hash. */
 export const REDIS_KEY_PREFIX = 'tablegraph:idempotency:';
 
-/**
- * GET, and SET with a lease when nothing was there: one atomic step, so two replicas can never both take a key. A
- * key already holding this very lease was taken by an earlier try of this take whose answer was lost: it is ours.
- */
+/** Takes a free key atomically; one already holding this very lease was taken by an earlier try whose answer was lost. */
 const TAKE = `local v = redis.call('GET', KEYS[1])
 if v == ARGV[1] then return false end
 if v then return v end
@@ -167,10 +158,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     await this.run((client) => client.eval(RELEASE_IF_HELD, 1, REDIS_KEY_PREFIX + key, lease));
   }
 
-  /**
-   * Tries a command twice while the connection stays up (a reply later than the command timeout, as a busy event
-   * loop makes it, fails the first): every script here is safe to repeat. While it is down, fails without trying.
-   */
+  /** Tries a command twice while the connection is up (a busy event loop can time out the first): every script here is safe to repeat. */
   private async run(command: (client: RedisConnection['client']) => Promise<unknown>): Promise<unknown> {
     let failure: unknown;
     for (let attempt = 0; attempt < 2 && this.redis.available; attempt += 1) {
