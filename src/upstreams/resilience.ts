@@ -10,9 +10,8 @@ import {
   type IRetryBackoffContext,
 } from 'cockatiel';
 import { UpstreamError, type ServiceName } from '../errors/UpstreamError';
-import { CircuitOpenError, SamplingCircuitBreaker, type BreakerOptions, type BreakerOutcome, type CircuitStateName } from './circuitBreaker';
+import { CircuitOpenError, SamplingCircuitBreaker, SlidingWindow, type BreakerOptions, type BreakerOutcome, type CircuitStateName } from './circuitBreaker';
 import type { UpstreamEvents } from './events';
-import { RetryBudget } from './retryBudget';
 import { deadlineError } from './transport';
 
 export type { BreakerOptions, CircuitStateName } from './circuitBreaker';
@@ -54,11 +53,7 @@ export interface ResilienceOptions extends Pick<UpstreamEvents, 'onCircuitStateC
 const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
 
 /**
- * The resilience policies of one upstream, composed once per service (cockatiel's retry and bulkhead, and a breaker
- * of our own, src/upstreams/circuitBreaker.ts):
- * retry (GETs only, full-jitter backoff, Retry-After, a retry budget, within the request's deadline)
- * → circuit breaker (a failure ratio over a time window with a minimum of calls; bounded half-open probes)
- * → bulkhead (bounded concurrency with a bounded queue; overload is shed at once).
+ * The policies of one upstream: retry (GETs only, within a budget and the request's deadline) → breaker → bulkhead.
  * Every attempt passes the breaker and the bulkhead, so retries count against both.
  */
 export class UpstreamResilience {
@@ -72,7 +67,7 @@ export class UpstreamResilience {
     const now = options.now ?? Date.now;
     this.breaker = new SamplingCircuitBreaker(options.breaker, breakerOutcome, (state) => options.onCircuitStateChange?.(service, state), now);
     this.bulkhead = bulkhead(options.bulkhead.maxConcurrent, options.bulkhead.maxQueued);
-    this.budget = new RetryBudget(options.retry.budgetRatio, options.retry.budgetMinPerSecond, undefined, now);
+    this.budget = new RetryBudget(options.retry.budgetRatio, options.retry.budgetMinPerSecond, now);
     this.random = options.random ?? Math.random;
   }
 
@@ -132,20 +127,16 @@ export class UpstreamResilience {
 }
 
 /**
- * What a call says about the upstream's health, by the error's kind and status alone:
- * - a failure: no answer in time, a refused or reset connection, a 5xx;
- * - a success: any answer about the request or the record (2xx, 404 and every other 4xx, a body that is not JSON
- *   or a record of the wrong shape): the service is up, the record or the request is the problem;
- * - not counted: the gateway's own doing (the request's deadline, a call shed by the bulkhead or cancelled).
+ * A failure is no answer or a 5xx; any other answer (4xx, a bad body) shows the service up. The gateway's own doing
+ * (its deadline, cockatiel's shed or cancelled calls, which are no UpstreamErrors) is not counted.
  */
-export function breakerOutcome(err: unknown): BreakerOutcome {
-  // Cockatiel's own errors (a shed or cancelled call) are not UpstreamErrors, so they are ignored here too.
+function breakerOutcome(err: unknown): BreakerOutcome {
   if (!(err instanceof UpstreamError) || err.deadlineExceeded) return 'ignored';
   const failed = noAnswer(err) || (err.failure === 'status' && (err.status ?? 0) >= 500);
   return failed ? 'failure' : 'success';
 }
 
-/** The service gave no answer: none in time, or no connection (an open circuit or shed load is not the service's doing). */
+/** No answer in time, or no connection (an open circuit or shed load is not the service's doing). */
 function noAnswer(err: UpstreamError): boolean {
   return err.failure === 'timeout' || (err.failure === 'unavailable' && err.connectionFailed);
 }
@@ -164,5 +155,33 @@ class JitteredBackoff implements IBackoffFactory<IRetryBackoffContext<unknown>> 
     const wanted = error instanceof UpstreamError && error.retryAfterMs !== undefined ? error.retryAfterMs : this.random() * ceiling;
     const duration = Math.max(0, Math.min(wanted, this.deadline - Date.now()));
     return { duration, next: (c) => this.next(c) };
+  }
+}
+
+/**
+ * A retry budget (as in Finagle and gRPC): retries may add at most `ratio` of the requests of the last 10 s, plus
+ * `minPerSecond` so a quiet service can still retry.
+ */
+export class RetryBudget {
+  private readonly window: SlidingWindow;
+
+  constructor(
+    private readonly ratio: number,
+    private readonly minPerSecond: number,
+    now: () => number = Date.now,
+  ) {
+    this.window = new SlidingWindow(10_000, now);
+  }
+
+  recordRequest(): void {
+    this.window.add(1, 0);
+  }
+
+  /** Takes one retry from the budget if there is one left. */
+  tryRetry(): boolean {
+    const [requests, retries] = this.window.totals();
+    if (retries + 1 > this.minPerSecond * 10 + this.ratio * requests) return false;
+    this.window.add(0, 1);
+    return true;
   }
 }

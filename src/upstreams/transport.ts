@@ -2,7 +2,6 @@ import { Pool, type Dispatcher } from 'undici';
 import { codeOf, nameOf } from '../errors/errorFields';
 import { UpstreamError, type ServiceName } from '../errors/UpstreamError';
 import { isSuccess } from './assumptions';
-import { markWhenWritten, type WireMark } from './wireSignal';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
@@ -34,10 +33,7 @@ export interface TransportRequest {
   /** The path to call, built only from encoded, validated segments. */
   path: string;
   query?: Record<string, string | number | undefined>;
-  /**
-   * Every header to send: the service's credentials and the gateway's own; the transport adds only `accept` and,
-   * with a body, `content-type`.
-   */
+  /** Every header but `accept` and `content-type`, which the transport adds. */
   headers: Record<string, string>;
   body?: unknown;
   /** Aborts the call when the GraphQL request's deadline passes. */
@@ -53,11 +49,38 @@ export interface Answer {
   text: string;
 }
 
-/** Sends one request; `wire` is set once the request is written (src/upstreams/wireSignal.ts). */
+/** Sends one request; `wire` is marked once the request is written. */
 export type Send = (req: TransportRequest, wire: WireMark) => Promise<Answer>;
 
-/** Behaviour wrapped around a Send, as undici composes interceptors onto a dispatcher (tracing, for one). */
+/** Behaviour wrapped around a Send, as undici composes interceptors onto a dispatcher (tracing). */
 export type SendLayer = (next: Send) => Send;
+
+/**
+ * Whether one attempt's request went out on a connection, so the service may have received it whatever happens
+ * next: the idempotency step keys "store the outcome" versus "leave the key free" on this.
+ */
+export class WireMark {
+  written = false;
+}
+
+/**
+ * Marks a request's WireMark (its `opaque`) when undici calls `onRequestStart`, which its HTTP/1.1 and HTTP/2
+ * writers do on a connected socket just before writing, and nowhere else (not on a refused or timed-out connect).
+ */
+const markWhenWritten: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => {
+  // `request()` hands its options to `dispatch` as given, `opaque` included, though DispatchOptions does not type it.
+  const mark = 'opaque' in opts ? opts.opaque : undefined;
+  if (mark instanceof WireMark) {
+    // The handler is this request's own (undici makes one per dispatch), so its start is wrapped in place.
+    const start = handler.onRequestStart?.bind(handler);
+    handler.onRequestStart = (controller, context) => {
+      start?.(controller, context);
+      // A request whose signal fired while it waited for a connection is aborted here, before a byte is written.
+      if (!controller.aborted) mark.written = true;
+    };
+  }
+  return dispatch(opts, handler);
+};
 
 /** Undici error codes (and socket errnos) that mean the service did not answer in time, or could not be reached. */
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
@@ -74,13 +97,9 @@ const UNAVAILABLE_CODES = new Set([
   'ENETUNREACH',
 ]);
 
-/**
- * The wire of one upstream service: a keep-alive undici pool with time budgets and a body size cap. Redirects are
- * never followed (undici's `request` does not follow them). What the answer means is read elsewhere (./answer.ts).
- */
+/** One upstream's keep-alive pool with time budgets and a body size cap; redirects are never followed. */
 export class UpstreamTransport {
   private readonly pool: Pool;
-  /** The pool with the interceptor that tells whether each request was written (src/upstreams/wireSignal.ts). */
   private readonly dispatcher: Dispatcher;
   private readonly prefix: string;
 
@@ -96,11 +115,6 @@ export class UpstreamTransport {
       maxResponseSize: options.maxResponseBytes,
     });
     this.dispatcher = this.pool.compose(markWhenWritten);
-  }
-
-  /** This transport's Send with `layers` around it, the first outermost. */
-  compose(...layers: SendLayer[]): Send {
-    return layers.reduceRight<Send>((next, layer) => layer(next), (req, wire) => this.send(req, wire));
   }
 
   async send(req: TransportRequest, wire: WireMark): Promise<Answer> {
@@ -123,8 +137,7 @@ export class UpstreamTransport {
       await res.body.dump({ limit: this.options.maxResponseBytes, ...(req.signal ? { signal: req.signal } : {}) });
       return { status: res.statusCode, headers: res.headers, text: '' };
     }
-    // The pool's maxResponseSize cuts a body past the cap (UND_ERR_RES_EXCEEDED_MAX_SIZE); undici's own text()
-    // reads the rest far faster than iterating the stream chunk by chunk.
+    // Past the cap the pool's maxResponseSize fails the read (UND_ERR_RES_EXCEEDED_MAX_SIZE).
     return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
   }
 
@@ -157,7 +170,7 @@ function errorCode(err: unknown): string | undefined {
   return codeOf(err) ?? (cause !== err ? errorCode(cause) : undefined);
 }
 
-/** `?a=1&b=2` of the defined values, or nothing: the query as the transport sends it. */
+/** `?a=1&b=2` of the defined values, or nothing. */
 export function queryString(query: TransportRequest['query']): string {
   if (!query) return '';
   const params = new URLSearchParams();
