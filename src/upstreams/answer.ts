@@ -7,33 +7,20 @@ import { NOT_JSON } from './record';
 import { UpstreamErrorBody } from './schemas';
 import type { Answer } from './transport';
 
-/**
- * The `response` of an operation documented as answering a success without a body: whatever a 2xx carries (text,
- * HTML, JSON) is drained unread and the call resolves undefined, since any 2xx is a success (CONTRACT.md). Error
- * answers are still read for their code.
- */
+/** The `response` of an operation whose 2xx body means nothing: drained unread (error answers are still read). */
 export const BODY_IGNORED: unique symbol = Symbol('upstream body ignored');
 
-/**
- * What a non-empty 2xx JSON body becomes: a zod schema checked whole, or a function that makes a record of it (given
- * NOT_JSON for a body that is not JSON; it throws an UpstreamError when the body is unusable).
- */
+/** What a non-empty 2xx body becomes: a zod schema checked whole, or a record reader (given NOT_JSON for no JSON). */
 export type BodyReader<T> = ZodType<T> | ((body: unknown, status: number) => T);
 
 /** How one operation's 2xx body is read. */
 export interface Reading<T> {
   response: BodyReader<T>;
-  /**
-   * What a 2xx without a body becomes, for the operations where one is possible. Absent: such an answer is a bad
-   * response, since every other operation is documented with a body.
-   */
+  /** What a 2xx without a body becomes; absent, such an answer is a bad response (EMPTY_BODY_DETAIL). */
   onEmpty?: () => T;
 }
 
-/**
- * Throws the UpstreamError of an answer that is no success. `secrets` are the credentials sent on the call: an
- * upstream message quoting one is dropped (the code is kept).
- */
+/** Throws the UpstreamError of an answer that is no success; an upstream message quoting one of `secrets` is dropped. */
 export function checkStatus(service: ServiceName, answer: Answer, secrets: readonly string[]): void {
   const { status, headers, text } = answer;
   if (status >= 300 && status < 400) {
@@ -53,7 +40,6 @@ export function readBody<T>(service: ServiceName, reading: Reading<T>, { status,
   try {
     json = JSON.parse(text);
   } catch {
-    // A record reader counts this deviation like any other (field `(body)`, received `not_json`).
     if (typeof response === 'function') return response(NOT_JSON, status);
     throw new UpstreamError(service, 'bad_response', { status, detail: 'the body is not JSON' });
   }
@@ -85,10 +71,7 @@ function statusError(service: ServiceName, status: number, text: string, retryAf
   return new UpstreamError(service, 'status', { status, upstreamCode, upstreamMessage, retryAfterMs: retryAfter });
 }
 
-/**
- * The credential values to look for, each also without an auth scheme (`Bearer abc` → `abc`), since a service that
- * echoes a token may quote only it.
- */
+/** The credential values to look for, each also without an auth scheme (`Bearer abc` → `abc`). */
 function maskable(secrets: readonly string[]): string[] {
   const values: string[] = [];
   for (const secret of secrets) {

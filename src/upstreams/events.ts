@@ -11,18 +11,13 @@ export interface UpstreamCallRecord {
   status?: number;
   durationMs: number;
   error?: UpstreamError;
-  /** The GraphQL request that made the call (its `x-request-id`), for the failure log line. */
+  /** The GraphQL request that made the call (its `x-request-id`). */
   requestId?: string;
-  /**
-   * Whether the request was written to a connection, so that the service may have received it (src/upstreams/
-   * wireSignal.ts). False when it failed before: a refused connection, a connect timeout, a deadline already past;
-   * and for a joined or kept read, which this request never sent.
-   */
+  /** Whether the request was written to a connection (WireMark); never for a joined or kept read. */
   sent?: boolean;
   /**
-   * `upstream`: a call this request made (each attempt one record). `joined`: a GET another request had in flight,
-   * waited for (`durationMs` is the wait). `cache`: a kept answer (src/upstreams/sharedReads.ts). Only `upstream`
-   * records are calls, for the budgets, the breaker and `tablegraph_upstream_calls_total`.
+   * `upstream`: an attempt of this request's own; `joined`: another request's GET in flight, waited for; `cache`: a
+   * kept answer. Only `upstream` records are calls, for the budgets, the breaker and the calls metric.
    */
   source: ReadSource;
   /** A kept answer's age, ms, when `source` is `cache`. */
@@ -45,10 +40,7 @@ export function oldestCachedAgeSeconds(records: readonly UpstreamCallRecord[]): 
   return oldest === undefined ? undefined : Math.floor(oldest / 1000);
 }
 
-/**
- * What the upstream transports report as they work, whichever request made them work: the one listener interface
- * of the transports (onCall), their resilience policies (the other two), the metrics and the logs.
- */
+/** What the upstream transports and their policies report, whichever request made them work. */
 export interface UpstreamEvents {
   /** Every call (each retry is one): counted, timed, and logged on one line when it failed. */
   onCall?: (record: UpstreamCallRecord) => void;
@@ -58,7 +50,7 @@ export interface UpstreamEvents {
   onRetry?: (service: ServiceName, attempt: number, delayMs: number, error: UpstreamError) => void;
 }
 
-/** Both sets of listeners, `a` first where both listen to the same event, rather than one replacing the other. */
+/** Both sets of listeners, `a` first where both listen to the same event. */
 export function combineEvents(a: UpstreamEvents, b: UpstreamEvents): UpstreamEvents {
   return {
     onCall: both(a.onCall, b.onCall),

@@ -1,11 +1,5 @@
 import { z } from 'zod';
 
-/**
- * How each field of an upstream schema is read (./record.ts): a plan per field, made once on first read from the
- * field's zod schema, saying what to check and what the field's reading expects. Schemas are module constants, so the
- * plans never grow per request.
- */
-
 export type Shape = z.core.$ZodShape;
 export type AnyObject = z.ZodObject<Shape, z.core.$ZodObjectConfig>;
 
@@ -14,10 +8,7 @@ export type FastCheck = (value: unknown) => string | undefined;
 
 const fastChecks = new WeakMap<z.ZodType, FastCheck>();
 
-/**
- * Gives a primitive schema read on every field of every answer (UUIDs, money, dates) a hand-written check of the same
- * meaning; the schema stays the declaration, and test/upstreams/schemas.test.ts holds the two to the same verdicts.
- */
+/** A hand-written check of the schema's meaning for hot primitives (UUIDs, money, dates); tests hold both to one verdict. */
 export function withFastCheck<T extends z.ZodType>(schema: T, check: FastCheck): T {
   fastChecks.set(schema, check);
   return schema;
@@ -32,7 +23,7 @@ export type FieldPlan =
   | { kind: 'object'; plans: PlanTable; nullable: boolean; expected: string }
   | { kind: 'list'; plans: PlanTable; nullable: boolean; expected: string };
 
-/** The plans of one object schema's fields, each made on first read. */
+/** How each field of one object schema is read, each plan made on the field's first read. */
 export interface PlanTable {
   schema: AnyObject;
   /** Whether the schema has an `id`, which its records cannot go without. */
@@ -40,7 +31,7 @@ export interface PlanTable {
   byKey: Map<string, FieldPlan>;
 }
 
-/** Plan tables per schema, built once: schemas are module constants, so this never grows per request. */
+/** Schemas are module constants, so this never grows per request. */
 const tables = new WeakMap<object, PlanTable>();
 
 let newTableListener: (keys: readonly string[]) => void = () => undefined;

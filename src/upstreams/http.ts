@@ -45,23 +45,12 @@ export interface CallScope {
   maxAgeMs?: number;
 }
 
-/** One request's part in the shared reads of one service. */
-export interface ShareScope {
-  reads: SharedReads;
-  /** credentialHash() of the credential headers sent to the service. */
-  credentialHash: string;
-  maxAgeMs: number;
-}
-
 /** What one call carries besides the request itself, from the request that makes it. */
-export interface CallContext {
-  /** Told of each attempt. */
-  record?: (record: UpstreamCallRecord) => void;
-  requestId?: string;
+export interface CallContext extends Pick<CallScope, 'record' | 'requestId'> {
   /** The credential values sent on the call: never quoted back in an error. */
   secrets?: readonly string[];
-  /** GETs are shared with other requests with the same credentials, and writes mark them; absent, neither. */
-  shared?: ShareScope;
+  /** GETs are shared with requests that sent credentials of this hash, and writes mark them; absent, neither. */
+  shared?: { reads: SharedReads; credentialHash: string; maxAgeMs: number };
 }
 
 /** A path segment from an id: raw input never goes into a path, so the id is checked here whatever the caller did. */
@@ -117,7 +106,7 @@ export class UpstreamHttp {
    * A GET kept, joined, or made by this request (then under the resilience policies). Each request reads the text
    * itself, so its own reader and deviation sink judge it; a joined or kept read is recorded, and is no call.
    */
-  private async sharedRead<T>(req: UpstreamRequest<T>, context: CallContext, shared: ShareScope): Promise<T> {
+  private async sharedRead<T>(req: UpstreamRequest<T>, context: CallContext, shared: NonNullable<CallContext['shared']>): Promise<T> {
     const key: ReadKey = { service: this.service, route: req.route, target: req.path + queryString(req.query), credentialHash: shared.credentialHash };
     let own: { value: T } | undefined;
     // Read inside the attempt, so an unusable body is that attempt's failure (shared with the joiners), never kept.

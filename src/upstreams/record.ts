@@ -5,14 +5,6 @@ import { isPlainObject, jsonType, onNewTable, planOf, receivedOf, tableFor, type
 export type { Shape } from './fieldPlan';
 export { jsonType } from './fieldPlan';
 
-/**
- * An upstream record read field by field (STYLE.md habit 10). The zod schema of a record stays its one declaration,
- * but is applied to one field at a time, when a resolver reads that field: a value that breaks its field's schema
- * fails that field alone (UPSTREAM_BAD_RESPONSE at its GraphQL path, naming the upstream field and the JSON type that
- * came, never the value), and a field nobody selected is never looked at. A record is refused whole only when it is
- * unusable: not an object, or without a usable `id` when its schema has one.
- */
-
 /** One way an upstream answer differs from the gateway's reading of the documents. */
 export interface Deviation {
   service: ServiceName;
@@ -24,18 +16,16 @@ export interface Deviation {
   received: string;
 }
 
-/** Where deviations are counted and logged (src/observability/deviations.ts). */
+/** Where deviations are counted and logged. */
 export interface DeviationSink {
   report(deviation: Deviation): void;
 }
 
-/** What a record reader is given for a body that is not JSON at all (src/upstreams/answer.ts). */
+/** What a record reader is given for a body that is not JSON at all. */
 export const NOT_JSON: unique symbol = Symbol('not JSON');
 
 /** The answer a record came in. */
-export interface RecordOrigin {
-  service: ServiceName;
-  route: string;
+export interface RecordOrigin extends Pick<Deviation, 'service' | 'route'> {
   status: number;
   deviations: DeviationSink;
 }
@@ -43,11 +33,7 @@ export interface RecordOrigin {
 type Unwrapped<F> = F extends z.ZodNullable<infer I> ? I : F;
 type OrNull<F, T> = F extends z.ZodNullable<z.ZodType> ? T | null : T;
 
-/**
- * What `read` gives for a field of schema F: a nested object is a record of its own, a list of objects a list of
- * records (an element that cannot be used is an UpstreamError in its slot, which GraphQL reports at the element's
- * path), anything else the schema's output. Null only where the schema allows null.
- */
+/** What `read` gives for a field of schema F: nested objects as records (an unusable element as its error). */
 export type Read<F> =
   Unwrapped<F> extends z.ZodObject<infer S, z.core.$ZodObjectConfig>
     ? OrNull<F, UpstreamRecord<S>>
@@ -58,21 +44,21 @@ export type Read<F> =
 /** The record type of an object schema: what a codegen mapper points at. */
 export type RecordOf<T> = T extends z.ZodObject<infer S, z.core.$ZodObjectConfig> ? UpstreamRecord<S> : never;
 
+/**
+ * An upstream record whose fields are checked against their zod schema one at a time, when read: a bad value fails
+ * its field alone (UPSTREAM_BAD_RESPONSE naming the upstream field and the JSON type, never the value). Refused whole
+ * only when unusable: not an object, or without a usable `id` when its schema has one.
+ */
 export class UpstreamRecord<S extends Shape> {
-  // Members are named with a `$`, which no GraphQL field name can hold, so no getter (below) can ever hide one.
-  // Plain properties, `declare`d and set in one constructor shared by every record, which V8 keeps fast: records
-  // are made by the thousand per request (`#private` fields, class fields or a class per schema were measurably slower).
+  // `$` names cannot be GraphQL field names, so no getter hides a member. Plain `declare`d properties set in one
+  // constructor keep records, made by the thousand per request, in one V8 shape.
   protected declare readonly $table: PlanTable;
   protected declare readonly $raw: Readonly<Record<string, unknown>>;
   protected declare readonly $origin: RecordOrigin;
   /** Where this record sits in the body (none for the body itself), for paths such as `check_items.notes`. */
   protected declare readonly $parent: UpstreamRecord<Shape> | undefined;
   protected declare readonly $key: string;
-  /**
-   * Each field's answer once read (value or UpstreamError), made on the first read: graphql-jit evaluates a field
-   * without a resolver several times over (`x.f == null`, `x.f instanceof Error`, then `x.f`), and a field must be
-   * checked, and a deviation counted, once per record.
-   */
+  /** Fields read once and remembered: graphql-jit reads a field several times, and a deviation counts once. */
   protected declare $read: Record<string, unknown> | undefined;
 
   private constructor(table: PlanTable, raw: Readonly<Record<string, unknown>>, origin: RecordOrigin, parent: UpstreamRecord<Shape> | undefined, key: string) {
@@ -84,13 +70,10 @@ export class UpstreamRecord<S extends Shape> {
     this.$read = undefined;
   }
 
-  /**
-   * A whole answer body as a record: refused (UPSTREAM_BAD_RESPONSE for the field that loads it) when it is not an
-   * object or, for a schema with an `id`, has no usable one. Nothing else is checked here.
-   */
+  /** A whole answer body as a record, refused when it is not an object or lacks a usable `id`. */
   static of<S extends Shape>(schema: z.ZodObject<S, z.core.$ZodObjectConfig>, body: unknown, origin: RecordOrigin): UpstreamRecord<S> {
-    if (body === NOT_JSON) throw refusal(origin, '(body)', 'not_json', 'the body', 'JSON');
-    if (!isPlainObject(body)) throw refusal(origin, '(body)', jsonType(body), 'the body', 'an object');
+    if (body === NOT_JSON) throw badResponse(origin, '(body)', 'the body', 'not_json', 'JSON');
+    if (!isPlainObject(body)) throw badResponse(origin, '(body)', 'the body', jsonType(body), 'an object');
     const record = new UpstreamRecord<S>(tableFor(schema), body, origin, undefined, '');
     const id = record.$requireId();
     if (id) throw id;
@@ -106,15 +89,13 @@ export class UpstreamRecord<S extends Shape> {
 
   /** Reports that field `key` (read by the caller) broke its reading, and gives the error to throw at its path. */
   deviation(key: string, received: string, expected: string): UpstreamError {
-    this.$report(key, received);
-    return fieldError(this.$origin, this.$path(key), received, expected);
+    const field = this.$path(key);
+    return badResponse(this.$origin, field, `field ${field}`, received, expected);
   }
 
   /**
-   * Getters for a schema's fields, named as their GraphQL fields (the key in camelCase), so the executor reads
-   * `record.firstName` with no resolver call. A getter answers the value, or the field's UpstreamError, which
-   * graphql-js and graphql-jit alike report at that field's path. One prototype serves every schema: a name is the
-   * same key in each, and a record only ever gets asked the fields of its GraphQL type (test/schema/coverage.test.ts).
+   * Getters named as the GraphQL fields (the key in camelCase), so executors read `record.firstName` with no resolver
+   * and report a field's UpstreamError at its path. One prototype serves every schema: a name is the same key in each.
    */
   static $defineGetters(keys: readonly string[]): void {
     const prototype = UpstreamRecord.prototype;
@@ -140,9 +121,7 @@ export class UpstreamRecord<S extends Shape> {
       const known = read[key];
       if (known !== undefined) return known;
     }
-    // Most fields are a string, a boolean or a value with a hand-written check that passes: their value is the raw
-    // one, checked again on each read at less cost than remembering it. What fails, and what a schema transforms or
-    // nests, is read once and remembered, so a deviation is reported once per record.
+    // A passing typeof or fast check is cheaper to repeat than to remember; the rest is read once and remembered.
     const raw = this.$raw[key];
     const plan = this.$table.byKey.get(key);
     if (raw !== undefined && raw !== null && plan !== undefined) {
@@ -153,12 +132,14 @@ export class UpstreamRecord<S extends Shape> {
     return value;
   }
 
-  /** Reads `value` by `plan`, the field's plan (built by the caller on the field's first read). */
   protected $check(key: string, value: unknown, plan: FieldPlan): unknown {
     if (value === undefined || value === null) {
       if (!plan.nullable) return this.deviation(key, jsonType(value), plan.expected);
-      // Null is a reading the schema allows; a missing key is not, but it is served as the null it stands for.
-      if (value === undefined) this.$report(key, 'missing');
+      // A missing key is reported, but served as the null it stands for.
+      if (value === undefined) {
+        const { service, route, deviations } = this.$origin;
+        deviations.report({ service, route, field: this.$path(key), received: 'missing' });
+      }
       return null;
     }
     switch (plan.kind) {
@@ -183,12 +164,7 @@ export class UpstreamRecord<S extends Shape> {
     }
   }
 
-  protected $report(key: string, received: string): void {
-    const { service, route } = this.$origin;
-    this.$origin.deviations.report({ service, route, field: this.$path(key), received });
-  }
-
-  /** The upstream path of field `key` of this record, without list indexes: `check_items.summary.total_amount`. */
+  /** The upstream path of field `key`, without list indexes: `check_items.summary.total_amount`. */
   protected $path(key: string): string {
     return this.$parent ? `${this.$parent.$path(this.$key)}.${key}` : key;
   }
@@ -210,8 +186,8 @@ export class UpstreamRecord<S extends Shape> {
 /** Which upstream key each getter reads (a name is defined once for every schema). */
 const getterKeys = new Map<string, string>();
 
-/** The error of a whole answer that cannot be used; it is counted like any other deviation. */
-function refusal(origin: RecordOrigin, field: string, received: string, what: string, expected: string): UpstreamError {
+/** Reports the deviation and gives its error. */
+function badResponse(origin: RecordOrigin, field: string, what: string, received: string, expected: string): UpstreamError {
   origin.deviations.report({ service: origin.service, route: origin.route, field, received });
   return new UpstreamError(origin.service, 'bad_response', {
     status: origin.status,
@@ -220,13 +196,4 @@ function refusal(origin: RecordOrigin, field: string, received: string, what: st
   });
 }
 
-function fieldError(origin: RecordOrigin, field: string, received: string, expected: string): UpstreamError {
-  return new UpstreamError(origin.service, 'bad_response', {
-    status: origin.status,
-    detail: `field ${field}: expected ${expected}, received ${received}`,
-    deviation: { field, received },
-  });
-}
-
-// Every schema's fields get their getters when the schema is first read.
 onNewTable((keys) => UpstreamRecord.$defineGetters(keys));

@@ -88,7 +88,7 @@ export class UpstreamResilience {
       retried += 1;
       return true;
     };
-    const policy = retry(handleWhen(retries), { maxAttempts: maxRetries, backoff: new JitteredBackoff(this.options.retry, this.random, deadline) });
+    const policy = retry(handleWhen(retries), { maxAttempts: maxRetries, backoff: this.backoff(deadline) });
     policy.onRetry((event) => {
       if ('error' in event && event.error instanceof UpstreamError) this.options.onRetry?.(this.options.service, event.attempt, event.delay, event.error);
     });
@@ -116,6 +116,18 @@ export class UpstreamResilience {
     }
   }
 
+  /** Exponential backoff with full jitter; an upstream's `Retry-After` wins; never past the request's deadline. */
+  private backoff(deadline: number): IBackoffFactory<IRetryBackoffContext<unknown>> {
+    const { maxDelayMs, baseDelayMs } = this.options.retry;
+    const next = (context: IRetryBackoffContext<unknown>): IBackoff<IRetryBackoffContext<unknown>> => {
+      const error = 'error' in context.result ? context.result.error : undefined;
+      const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** Math.max(0, context.attempt - 1));
+      const wanted = error instanceof UpstreamError && error.retryAfterMs !== undefined ? error.retryAfterMs : this.random() * ceiling;
+      return { duration: Math.max(0, Math.min(wanted, deadline - Date.now())), next };
+    };
+    return { next };
+  }
+
   private shouldRetry(err: Error, deadline: number): boolean {
     if (!(err instanceof UpstreamError) || err.deadlineExceeded) return false;
     const transient = noAnswer(err) || (err.failure === 'status' && RETRYABLE_STATUSES.has(err.status ?? 0));
@@ -139,23 +151,6 @@ function breakerOutcome(err: unknown): BreakerOutcome {
 /** No answer in time, or no connection (an open circuit or shed load is not the service's doing). */
 function noAnswer(err: UpstreamError): boolean {
   return err.failure === 'timeout' || (err.failure === 'unavailable' && err.connectionFailed);
-}
-
-/** Exponential backoff with full jitter; an upstream's `Retry-After` wins; never past the request's deadline. */
-class JitteredBackoff implements IBackoffFactory<IRetryBackoffContext<unknown>> {
-  constructor(
-    private readonly options: RetryOptions,
-    private readonly random: () => number,
-    private readonly deadline: number,
-  ) {}
-
-  next(context: IRetryBackoffContext<unknown>): IBackoff<IRetryBackoffContext<unknown>> {
-    const error = 'error' in context.result ? context.result.error : undefined;
-    const ceiling = Math.min(this.options.maxDelayMs, this.options.baseDelayMs * 2 ** Math.max(0, context.attempt - 1));
-    const wanted = error instanceof UpstreamError && error.retryAfterMs !== undefined ? error.retryAfterMs : this.random() * ceiling;
-    const duration = Math.max(0, Math.min(wanted, this.deadline - Date.now()));
-    return { duration, next: (c) => this.next(c) };
-  }
 }
 
 /**

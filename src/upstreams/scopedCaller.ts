@@ -15,11 +15,7 @@ interface Fixed {
   context: CallContext;
 }
 
-/**
- * One service's calls within one GraphQL request: its credentials checked and sent (to this service only) with the
- * gateway's headers on every call, the request's deadline, and its id and secrets carried to the transport, so the
- * records name the request and no error quotes a credential.
- */
+/** One service's calls within one GraphQL request: its credentials (to this service only), headers and deadline. */
 export class ScopedCaller {
   /** Made on the first call, not here: most requests call only one of the services whose callers they build. */
   private fixed: Fixed | undefined;
@@ -43,7 +39,7 @@ export class ScopedCaller {
 
   private fix(): Fixed {
     const { scope, credentials } = this;
-    // Shared by every call of the request: nothing downstream writes to it (the transport and tracing copy it first).
+    // Shared by every call of the request: the transport and tracing copy it before writing.
     const sentCredentials = credentials.headers(this.http.service);
     const headers = { ...scope.headers(), ...sentCredentials };
     // Shared reads are keyed by the hash of exactly the credentials sent to this service, never by the values.

@@ -82,20 +82,8 @@ const markWhenWritten: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (
   return dispatch(opts, handler);
 };
 
-/** Undici error codes (and socket errnos) that mean the service did not answer in time, or could not be reached. */
+/** Undici codes and socket errnos of no answer in time; other failures without an answer are failed connections. */
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
-const UNAVAILABLE_CODES = new Set([
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'UND_ERR_DESTROYED',
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-]);
 
 /** One upstream's keep-alive pool with time budgets and a body size cap; redirects are never followed. */
 export class UpstreamTransport {
@@ -133,7 +121,7 @@ export class UpstreamTransport {
       signal: req.signal,
     });
     if (req.ignoreSuccessBody && isSuccess(res.statusCode)) {
-      // Drained so the connection can be reused; past the size cap undici closes it instead of reading on.
+      // Past the size cap undici closes the connection instead of draining on.
       await res.body.dump({ limit: this.options.maxResponseBytes, ...(req.signal ? { signal: req.signal } : {}) });
       return { status: res.statusCode, headers: res.headers, text: '' };
     }
@@ -154,13 +142,10 @@ export function transportError(service: ServiceName, err: unknown, signal: Abort
   if (nameOf(err) === 'AbortError' || (code !== undefined && TIMEOUT_CODES.has(code))) {
     return new UpstreamError(service, 'timeout', { cause: err });
   }
-  if (code !== undefined && UNAVAILABLE_CODES.has(code)) {
-    return new UpstreamError(service, 'unavailable', { detail: 'the connection failed', connectionFailed: true, cause: err });
-  }
   if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
     return new UpstreamError(service, 'bad_response', { detail: 'the body is too large', cause: err });
   }
-  return new UpstreamError(service, 'unavailable', { detail: 'the call failed', connectionFailed: true, cause: err });
+  return new UpstreamError(service, 'unavailable', { detail: 'the connection failed', connectionFailed: true, cause: err });
 }
 
 /** The code of the error or of the nearest cause that has one. */
