@@ -26,12 +26,6 @@ export class CircuitOpenError extends Error {
   }
 }
 
-/** One admitted call: the state period it belongs to, so a late answer never counts toward a later period. */
-interface Ticket {
-  generation: number;
-  probe: boolean;
-}
-
 /**
  * A failure-ratio breaker over a time window with a minimum of calls, and bounded half-open probes that close or
  * reopen on their own ratio (docs/operations.md, *The circuit breaker*). Not cockatiel's: its half-open state lets a
@@ -39,7 +33,7 @@ interface Ticket {
  */
 export class SamplingCircuitBreaker {
   private current: CircuitStateName = 'closed';
-  /** Bumped on every state change. */
+  /** Bumped on every state change: a call counts only in the state it was admitted in. */
   private generation = 0;
   private readonly window: SlidingWindow;
   private consecutive = 0;
@@ -62,19 +56,20 @@ export class SamplingCircuitBreaker {
   }
 
   async execute<T>(fn: () => Promise<T>): Promise<T> {
-    const ticket = this.admit();
+    const generation = this.admit();
     let value: T;
     try {
       value = await fn();
     } catch (err) {
-      this.settle(ticket, this.classify(err));
+      this.settle(generation, this.classify(err));
       throw err;
     }
-    this.settle(ticket, 'success');
+    this.settle(generation, 'success');
     return value;
   }
 
-  private admit(): Ticket {
+  /** The generation the call is admitted in, never an open one. */
+  private admit(): number {
     if (this.current === 'open') {
       if (this.now() - this.openedAt < this.options.halfOpenAfterMs) throw new CircuitOpenError();
       this.transition('half-open');
@@ -82,14 +77,13 @@ export class SamplingCircuitBreaker {
     if (this.current === 'half-open') {
       if (this.probesAdmitted >= this.options.halfOpenProbes) throw new CircuitOpenError();
       this.probesAdmitted += 1;
-      return { generation: this.generation, probe: true };
     }
-    return { generation: this.generation, probe: false };
+    return this.generation;
   }
 
-  private settle(ticket: Ticket, outcome: BreakerOutcome): void {
-    if (ticket.generation !== this.generation) return;
-    if (ticket.probe) this.settleProbe(outcome);
+  private settle(generation: number, outcome: BreakerOutcome): void {
+    if (generation !== this.generation) return;
+    if (this.current === 'half-open') this.settleProbe(outcome);
     else this.settleClosed(outcome);
   }
 
