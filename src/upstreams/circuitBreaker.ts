@@ -27,9 +27,8 @@ export class CircuitOpenError extends Error {
 }
 
 /**
- * A failure-ratio breaker over a time window with a minimum of calls, and bounded half-open probes that close or
- * reopen on their own ratio (docs/operations.md, *The circuit breaker*). Not cockatiel's: its half-open state lets a
- * single probe decide, and its SamplingBreaker asks for a minimum rate rather than a minimum number of calls.
+ * A failure ratio over a time window with a minimum of calls, and bounded half-open probes (docs/operations.md). Not
+ * cockatiel's: there one half-open probe decides, and its SamplingBreaker asks for a minimum rate, not a count.
  */
 export class SamplingCircuitBreaker {
   private current: CircuitStateName = 'closed';

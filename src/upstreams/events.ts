@@ -15,10 +15,7 @@ export interface UpstreamCallRecord {
   requestId?: string;
   /** Whether the request was written to a connection (WireMark); never for a joined or kept read. */
   sent?: boolean;
-  /**
-   * `upstream`: an attempt of this request's own; `joined`: another request's GET in flight, waited for; `cache`: a
-   * kept answer. Only `upstream` records are calls, for the budgets, the breaker and the calls metric.
-   */
+  /** `upstream`: this request's own attempt; `joined` (another request's GET) and `cache` reads are no calls. */
   source: ReadSource;
   /** A kept answer's age, ms, when `source` is `cache`. */
   ageMs?: number;

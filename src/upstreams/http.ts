@@ -102,10 +102,7 @@ export class UpstreamHttp {
     return this.resilience.execute(req.method === 'GET', attempt, req.deadline ?? Number.POSITIVE_INFINITY, signal);
   }
 
-  /**
-   * A GET kept, joined, or made by this request (then under the resilience policies). Each request reads the text
-   * itself, so its own reader and deviation sink judge it; a joined or kept read is recorded, and is no call.
-   */
+  /** A GET kept, joined, or this request's own; each request reads the text itself, with its own deviation sink. */
   private async sharedRead<T>(req: UpstreamRequest<T>, context: CallContext, shared: NonNullable<CallContext['shared']>): Promise<T> {
     const key: ReadKey = { service: this.service, route: req.route, target: req.path + queryString(req.query), credentialHash: shared.credentialHash };
     let own: { value: T } | undefined;

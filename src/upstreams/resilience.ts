@@ -52,10 +52,7 @@ export interface ResilienceOptions extends Pick<UpstreamEvents, 'onCircuitStateC
 /** Statuses that say "try again later" rather than "your request is wrong". */
 const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
 
-/**
- * The policies of one upstream: retry (GETs only, within a budget and the request's deadline) → breaker → bulkhead.
- * Every attempt passes the breaker and the bulkhead, so retries count against both.
- */
+/** Retry (GETs only, within a budget and the deadline) → breaker → bulkhead: each attempt passes all three. */
 export class UpstreamResilience {
   private readonly breaker: SamplingCircuitBreaker;
   private readonly bulkhead: BulkheadPolicy;
@@ -138,10 +135,7 @@ export class UpstreamResilience {
   }
 }
 
-/**
- * A failure is no answer or a 5xx; any other answer (4xx, a bad body) shows the service up. The gateway's own doing
- * (its deadline, cockatiel's shed or cancelled calls, which are no UpstreamErrors) is not counted.
- */
+/** A failure is no answer or a 5xx; any other answer shows the service up; the gateway's own doing is ignored. */
 function breakerOutcome(err: unknown): BreakerOutcome {
   if (!(err instanceof UpstreamError) || err.deadlineExceeded) return 'ignored';
   const failed = noAnswer(err) || (err.failure === 'status' && (err.status ?? 0) >= 500);
@@ -153,10 +147,7 @@ function noAnswer(err: UpstreamError): boolean {
   return err.failure === 'timeout' || (err.failure === 'unavailable' && err.connectionFailed);
 }
 
-/**
- * A retry budget (as in Finagle and gRPC): retries may add at most `ratio` of the requests of the last 10 s, plus
- * `minPerSecond` so a quiet service can still retry.
- */
+/** Finagle's and gRPC's retry budget: at most `ratio` of the last 10 s of requests, plus `minPerSecond`. */
 export class RetryBudget {
   private readonly window: SlidingWindow;
 

@@ -25,7 +25,6 @@ export interface TransportOptions {
   maxResponseBytes: number;
 }
 
-/** One request as the wire sees it. */
 export interface TransportRequest {
   method: HttpMethod;
   /** The path as a template (`/checks/:id`), for spans, logs and metrics: never with raw ids. */
@@ -55,18 +54,12 @@ export type Send = (req: TransportRequest, wire: WireMark) => Promise<Answer>;
 /** Behaviour wrapped around a Send, as undici composes interceptors onto a dispatcher (tracing). */
 export type SendLayer = (next: Send) => Send;
 
-/**
- * Whether one attempt's request went out on a connection, so the service may have received it whatever happens
- * next: the idempotency step keys "store the outcome" versus "leave the key free" on this.
- */
+/** Set once an attempt is written to a connection: the service may have received it (the idempotency step keys on it). */
 export class WireMark {
   written = false;
 }
 
-/**
- * Marks a request's WireMark (its `opaque`) when undici calls `onRequestStart`, which its HTTP/1.1 and HTTP/2
- * writers do on a connected socket just before writing, and nowhere else (not on a refused or timed-out connect).
- */
+// Undici calls `onRequestStart` on a connected socket just before writing, and nowhere else (not on a failed connect).
 const markWhenWritten: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => {
   // `request()` hands its options to `dispatch` as given, `opaque` included, though DispatchOptions does not type it.
   const mark = 'opaque' in opts ? opts.opaque : undefined;
