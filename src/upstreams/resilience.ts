@@ -74,41 +74,32 @@ export class UpstreamResilience {
 
   /** Runs `attempt` under the policies; `deadline` is the request's (epoch ms), `signal` aborts at it. */
   async execute<T>(idempotent: boolean, attempt: () => Promise<T>, deadline: number, signal?: AbortSignal): Promise<T> {
-    const once = () => this.guarded(attempt, signal);
-    if (!idempotent || this.options.retry.maxRetries === 0) return once();
-    this.budget.recordRequest();
-    const { maxRetries } = this.options.retry;
-    let retried = 0;
-    // Cockatiel asks after the last attempt too: a retry that will not happen must not take from the budget.
-    const retries = (err: Error): boolean => {
-      if (retried >= maxRetries || !this.shouldRetry(err, deadline)) return false;
-      retried += 1;
-      return true;
-    };
-    const policy = retry(handleWhen(retries), { maxAttempts: maxRetries, backoff: this.backoff(deadline) });
-    policy.onRetry((event) => {
-      if ('error' in event && event.error instanceof UpstreamError) this.options.onRetry?.(this.options.service, event.attempt, event.delay, event.error);
-    });
+    const { service, retry: options } = this.options;
+    const once = () => this.breaker.execute(() => this.bulkhead.execute(attempt, signal));
     try {
+      if (!idempotent || options.maxRetries === 0) return await once();
+      this.budget.recordRequest();
+      let retried = 0;
+      // Cockatiel asks after the last attempt too: a retry that will not happen must not take from the budget.
+      const retries = (err: Error): boolean => {
+        if (retried >= options.maxRetries || !this.shouldRetry(err, deadline)) return false;
+        retried += 1;
+        return true;
+      };
+      const policy = retry(handleWhen(retries), { maxAttempts: options.maxRetries, backoff: this.backoff(deadline) });
+      policy.onRetry((event) => {
+        if ('error' in event && event.error instanceof UpstreamError) this.options.onRetry?.(service, event.attempt, event.delay, event.error);
+      });
       return await policy.execute(once, signal);
     } catch (err) {
-      // A wait cut short by the deadline surfaces as cockatiel's cancellation.
-      if (err instanceof TaskCancelledError) throw deadlineError(this.options.service);
-      throw err;
-    }
-  }
-
-  private async guarded<T>(attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    try {
-      return await this.breaker.execute(() => this.bulkhead.execute(attempt, signal));
-    } catch (err) {
+      // A wait (a backoff, a bulkhead queue) cut short by the deadline surfaces as cockatiel's cancellation.
+      if (err instanceof TaskCancelledError) throw deadlineError(service);
       if (err instanceof CircuitOpenError) {
-        throw new UpstreamError(this.options.service, 'unavailable', { detail: 'its circuit is open after repeated failures; calls fail fast until it recovers' });
+        throw new UpstreamError(service, 'unavailable', { detail: 'its circuit is open after repeated failures; calls fail fast until it recovers' });
       }
       if (err instanceof BulkheadRejectedError) {
-        throw new UpstreamError(this.options.service, 'unavailable', { detail: 'the gateway is at its limit of concurrent calls to it; try again shortly' });
+        throw new UpstreamError(service, 'unavailable', { detail: 'the gateway is at its limit of concurrent calls to it; try again shortly' });
       }
-      if (err instanceof TaskCancelledError) throw deadlineError(this.options.service);
       throw err;
     }
   }

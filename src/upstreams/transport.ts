@@ -131,7 +131,9 @@ export class UpstreamTransport {
 export function transportError(service: ServiceName, err: unknown, signal: AbortSignal | undefined): UpstreamError {
   if (err instanceof UpstreamError) return err;
   if (signal?.aborted) return deadlineError(service);
-  const code = errorCode(err);
+  // undici wraps socket errors one level deep.
+  const cause = typeof err === 'object' && err !== null && 'cause' in err ? err.cause : undefined;
+  const code = codeOf(err) ?? codeOf(cause);
   if (nameOf(err) === 'AbortError' || (code !== undefined && TIMEOUT_CODES.has(code))) {
     return new UpstreamError(service, 'timeout', { cause: err });
   }
@@ -139,13 +141,6 @@ export function transportError(service: ServiceName, err: unknown, signal: Abort
     return new UpstreamError(service, 'bad_response', { detail: 'the body is too large', cause: err });
   }
   return new UpstreamError(service, 'unavailable', { detail: 'the connection failed', connectionFailed: true, cause: err });
-}
-
-/** The code of the error or of the nearest cause that has one. */
-function errorCode(err: unknown): string | undefined {
-  if (typeof err !== 'object' || err === null) return undefined;
-  const cause = 'cause' in err ? err.cause : undefined;
-  return codeOf(err) ?? (cause !== err ? errorCode(cause) : undefined);
 }
 
 /** `?a=1&b=2` of the defined values, or nothing. */
