@@ -131,16 +131,11 @@ export class SamplingCircuitBreaker {
 /** The window slides by a tenth of its length, so it counts the last 90–100 % of `windowMs`. */
 const SLICES = 10;
 
-interface Slice {
-  /** Which slice of time (floor(now / sliceMs)) these counts belong to. */
-  epoch: number;
-  counts: [number, number];
-}
-
 /** Two counts (calls and failures, requests and retries) over the last `windowMs`, in constant memory. */
 export class SlidingWindow {
   private readonly sliceMs: number;
-  private readonly slices: Slice[] = Array.from({ length: SLICES }, () => ({ epoch: -1, counts: [0, 0] }));
+  /** `epoch`: which slice of time (floor(now / sliceMs)) the counts belong to. */
+  private readonly slices = Array.from({ length: SLICES }, () => ({ epoch: -1, counts: [0, 0] }));
 
   constructor(
     windowMs: number,

@@ -23,18 +23,13 @@ export interface UpstreamCallRecord {
 
 /** The upstream calls among a request's records: what its budgets are charged (joined and kept reads are not calls). */
 export function upstreamCallCount(records: readonly UpstreamCallRecord[]): number {
-  let calls = 0;
-  for (const record of records) if (record.source === 'upstream') calls += 1;
-  return calls;
+  return records.filter((record) => record.source === 'upstream').length;
 }
 
 /** The `Age` of a response, whole seconds: the oldest kept answer among its records; undefined when it used none. */
 export function oldestCachedAgeSeconds(records: readonly UpstreamCallRecord[]): number | undefined {
-  let oldest: number | undefined;
-  for (const record of records) {
-    if (record.source === 'cache' && record.ageMs !== undefined) oldest = Math.max(oldest ?? 0, record.ageMs);
-  }
-  return oldest === undefined ? undefined : Math.floor(oldest / 1000);
+  const ages = records.flatMap((record) => (record.source === 'cache' && record.ageMs !== undefined ? [record.ageMs] : []));
+  return ages.length === 0 ? undefined : Math.floor(Math.max(...ages) / 1000);
 }
 
 /** What the upstream transports and their policies report, whichever request made them work. */
