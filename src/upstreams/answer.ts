@@ -7,18 +7,16 @@ import { NOT_JSON } from './record';
 import { UpstreamErrorBody } from './schemas';
 import type { Answer } from './transport';
 
-/** The `response` of an operation whose 2xx body means nothing: drained unread (error answers are still read). */
-export const BODY_IGNORED: unique symbol = Symbol('upstream body ignored');
-
-/** What a non-empty 2xx body becomes: a zod schema checked whole, or a record reader (given NOT_JSON for no JSON). */
-export type BodyReader<T> = ZodType<T> | ((body: unknown, status: number) => T);
-
 /** How one operation's 2xx body is read. */
 export interface Reading<T> {
-  response: BodyReader<T>;
+  /** What a non-empty 2xx body becomes: a zod schema checked whole, or a record reader (given NOT_JSON for no JSON). */
+  response: ZodType<T> | ((body: unknown, status: number) => T);
   /** What a 2xx without a body becomes; absent, such an answer is a bad response (EMPTY_BODY_DETAIL). */
   onEmpty?: () => T;
 }
+
+/** The reading of an operation whose 2xx body means nothing: drained unread (error answers are still read). */
+export const BODY_IGNORED: Reading<undefined> = { response: () => undefined, onEmpty: () => undefined };
 
 /** Throws the UpstreamError of an answer that is no success; an upstream message quoting one of `secrets` is dropped. */
 export function checkStatus(service: ServiceName, { status, headers, text }: Answer, secrets: readonly string[]): void {

@@ -24,9 +24,6 @@ export interface UpstreamRequest<T> extends Omit<TransportRequest, 'ignoreSucces
   deadline?: number;
 }
 
-/** A call whose 2xx body means nothing (BODY_IGNORED): it resolves once the answer says success. */
-export type IgnoredBodyRequest = Omit<UpstreamRequest<never>, 'response' | 'onEmpty'> & { response: typeof BODY_IGNORED };
-
 /** What a per-request client adds to every call: the gateway's own headers, the record sink, the deadline. */
 export interface CallScope {
   /** Headers of the gateway's own: request id, trace context. */
@@ -59,7 +56,6 @@ export function uuidSegment(value: string, field: string): string {
   return encodeURIComponent(value);
 }
 
-type AnyRequest = UpstreamRequest<unknown> | IgnoredBodyRequest;
 type Outcome = Pick<UpstreamCallRecord, 'status' | 'sent' | 'source' | 'ageMs' | 'error'>;
 
 /** One upstream service: the traced transport, the reading of each answer, and the resilience policies. */
@@ -76,15 +72,12 @@ export class UpstreamHttp {
     if (options.resilience) this.resilience = new UpstreamResilience({ service: options.service, ...options.resilience });
   }
 
-  /** Resolves the read body, or nothing for an ignored one. Each attempt (a retry included) is one record. */
-  call(req: IgnoredBodyRequest, context?: CallContext): Promise<void>;
-  call<T>(req: UpstreamRequest<T>, context?: CallContext): Promise<T>;
-  call<T>(req: UpstreamRequest<T> | IgnoredBodyRequest, context?: CallContext): Promise<T | undefined>;
-  call<T>(req: UpstreamRequest<T> | IgnoredBodyRequest, context: CallContext = {}): Promise<T | undefined> {
+  /** Resolves the read body. Each attempt (a retry included) is one record. */
+  call<T>(req: UpstreamRequest<T>, context: CallContext = {}): Promise<T> {
     if (req.signal?.aborted) return Promise.reject(deadlineError(this.service));
     const { shared } = context;
-    if (shared && req.method === 'GET' && req.response !== BODY_IGNORED) return this.sharedRead(req, context, shared);
-    const done = this.execute(req, context, req.signal, (answer) => (req.response === BODY_IGNORED ? undefined : readBody(this.service, req, answer)));
+    if (shared && req.method === 'GET' && req.response !== BODY_IGNORED.response) return this.sharedRead(req, context, shared);
+    const done = this.execute(req, context, req.signal, (answer) => readBody(this.service, req, answer));
     if (!shared || req.method === 'GET') return done;
     // A write marks its scope once it has finished, whatever its outcome (a failed write may still have written),
     // before the resolver that made it returns, so before its GraphQL response is sent.
@@ -96,7 +89,7 @@ export class UpstreamHttp {
   }
 
   /** The attempts of one call under the resilience policies; `read` makes the value of a 2xx answer. */
-  private execute<R>(req: AnyRequest, context: CallContext, signal: AbortSignal | undefined, read: (answer: Answer) => R): Promise<R> {
+  private execute<R>(req: UpstreamRequest<unknown>, context: CallContext, signal: AbortSignal | undefined, read: (answer: Answer) => R): Promise<R> {
     const attempt = () => this.attempt({ ...req, signal }, context, read);
     if (!this.resilience) return attempt();
     return this.resilience.execute(req.method === 'GET', attempt, req.deadline ?? Number.POSITIVE_INFINITY, signal);
@@ -130,12 +123,12 @@ export class UpstreamHttp {
     }
   }
 
-  private async attempt<R>(req: AnyRequest, context: CallContext, read: (answer: Answer) => R): Promise<R> {
+  private async attempt<R>(req: UpstreamRequest<unknown>, context: CallContext, read: (answer: Answer) => R): Promise<R> {
     const started = performance.now();
     const wire = new WireMark();
     let status: number | undefined;
     try {
-      const answer = await this.send({ ...req, ignoreSuccessBody: req.response === BODY_IGNORED }, wire);
+      const answer = await this.send({ ...req, ignoreSuccessBody: req.response === BODY_IGNORED.response }, wire);
       status = answer.status;
       checkStatus(this.service, answer, context.secrets ?? []);
       const value = read(answer);
@@ -149,7 +142,7 @@ export class UpstreamHttp {
   }
 
   /** The record of one read; only the request's own calls are told to onCall. */
-  private record(req: AnyRequest, context: CallContext, started: number, outcome: Outcome): void {
+  private record(req: UpstreamRequest<unknown>, context: CallContext, started: number, outcome: Outcome): void {
     const record: UpstreamCallRecord = {
       service: this.service,
       method: req.method,

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { ServiceCredentials } from '../credentials';
 import { MissingCredentialError } from '../errors/InputError';
-import type { CallContext, CallScope, IgnoredBodyRequest, UpstreamHttp, UpstreamRequest } from './http';
+import type { CallContext, CallScope, UpstreamHttp, UpstreamRequest } from './http';
 import { credentialHash } from './readScope';
 import { UpstreamRecord, type DeviationSink, type Shape } from './record';
 import type { ServiceName } from '../errors/UpstreamError';
@@ -27,10 +27,7 @@ export class ScopedCaller {
   ) {}
 
   /** `required`: the lower-cased credential headers the operation needs; without one, it is refused before any call. */
-  call(required: readonly string[], req: ClientRequest<IgnoredBodyRequest>): Promise<void>;
-  call<T>(required: readonly string[], req: ClientRequest<UpstreamRequest<T>>): Promise<T>;
-  call<T>(required: readonly string[], req: ClientRequest<UpstreamRequest<T>> | ClientRequest<IgnoredBodyRequest>): Promise<T | undefined>;
-  call<T>(required: readonly string[], req: ClientRequest<UpstreamRequest<T>> | ClientRequest<IgnoredBodyRequest>): Promise<T | undefined> {
+  call<T>(required: readonly string[], req: ClientRequest<UpstreamRequest<T>>): Promise<T> {
     const missing = this.credentials.missing(required);
     if (missing.length > 0) throw new MissingCredentialError(missing);
     const { sent, context } = (this.fixed ??= this.fix());
