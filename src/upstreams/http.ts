@@ -1,9 +1,12 @@
-import { InputError } from '../errors/InputError';
+import type { z } from 'zod';
+import type { ServiceCredentials } from '../credentials';
+import { InputError, MissingCredentialError } from '../errors/InputError';
 import { traceSharedRead, tracedSend } from '../observability/tracing';
 import type { ServiceName } from '../errors/UpstreamError';
 import { BODY_IGNORED, checkStatus, readBody, type Reading } from './answer';
 import type { UpstreamCallRecord, UpstreamEvents } from './events';
-import type { DeviationSink } from './record';
+import { credentialHash } from './readScope';
+import { UpstreamRecord, type DeviationSink, type Shape } from './record';
 import { UpstreamResilience, type ResilienceOptions } from './resilience';
 import { UUID_PATTERN } from './schemas';
 import type { ReadKey, SharedReads } from './sharedReads';
@@ -154,4 +157,59 @@ export class UpstreamHttp {
     context.record?.(record);
     if (record.source === 'upstream') this.options.onCall?.(record);
   }
+}
+
+/** A request as a client writes it: the scope adds the headers, the deadline and its signal. */
+export type ClientRequest<R> = Omit<R, 'headers' | 'signal' | 'deadline'>;
+
+/** What every call of one service within one request carries: fixed for the request, so made once. */
+interface Fixed {
+  sent: Pick<UpstreamRequest<unknown>, 'headers' | 'signal' | 'deadline'>;
+  context: CallContext;
+}
+
+/** One service's calls within one GraphQL request: its credentials (to this service only), headers and deadline. */
+export class ScopedCaller {
+  /** Made on the first call, not here: most requests call only one of the services whose callers they build. */
+  private fixed: Fixed | undefined;
+
+  constructor(
+    private readonly http: UpstreamHttp,
+    private readonly credentials: ServiceCredentials,
+    private readonly scope: CallScope,
+  ) {}
+
+  /** `required`: the lower-cased credential headers the operation needs; without one, it is refused before any call. */
+  call<T>(required: readonly string[], req: ClientRequest<UpstreamRequest<T>>): Promise<T> {
+    const missing = this.credentials.missing(required);
+    if (missing.length > 0) throw new MissingCredentialError(missing);
+    const { sent, context } = (this.fixed ??= this.fix());
+    return this.http.call({ ...req, ...sent }, context);
+  }
+
+  private fix(): Fixed {
+    const { scope, credentials } = this;
+    // Shared by every call of the request: the transport and tracing copy it before writing.
+    const sentCredentials = credentials.headers(this.http.service);
+    const headers = { ...scope.headers(), ...sentCredentials };
+    // Shared reads are keyed by the hash of exactly the credentials sent to this service, never by the values.
+    const shared = scope.sharedReads && { reads: scope.sharedReads, credentialHash: credentialHash(sentCredentials), maxAgeMs: scope.maxAgeMs ?? 0 };
+    return {
+      sent: { headers, signal: scope.signal, deadline: scope.deadline },
+      context: { record: scope.record, requestId: scope.requestId, secrets: credentials.secrets(), ...(shared ? { shared } : {}) },
+    };
+  }
+}
+
+/** Deviations of calls made outside a GraphQL request's scope (unit tests): nowhere to count them. */
+const UNCOUNTED: DeviationSink = { report: () => undefined };
+
+/** The `response` of a call whose answer is read as a record of `schema` (see UpstreamRecord.of). */
+export function recordReader<S extends Shape>(
+  schema: z.ZodObject<S, z.core.$ZodObjectConfig>,
+  service: ServiceName,
+  route: string,
+  scope: Pick<CallScope, 'deviations'>,
+): (body: unknown, status: number) => UpstreamRecord<S> {
+  return (body, status) => UpstreamRecord.of(schema, body, { service, route, status, deviations: scope.deviations ?? UNCOUNTED });
 }

@@ -139,9 +139,8 @@ export type Read<F> =
 export type RecordOf<T> = T extends z.ZodObject<infer S, z.core.$ZodObjectConfig> ? UpstreamRecord<S> : never;
 
 /**
- * An upstream record whose fields are checked against their zod schema one at a time, when read: a bad value fails
- * its field alone (UPSTREAM_BAD_RESPONSE naming the upstream field and the JSON type, never the value). Refused whole
- * only when unusable: not an object, or without a usable `id` when its schema has one.
+ * An upstream record whose fields are checked against their schema one at a time, when read: a bad value fails its
+ * field alone, never the record (refused whole only when not an object or without a usable `id`).
  */
 export class UpstreamRecord<S extends Shape> {
   // `$` names cannot be GraphQL field names, so no getter hides a member. Plain `declare`d properties set in one
@@ -187,10 +186,7 @@ export class UpstreamRecord<S extends Shape> {
     return badResponse(this.$origin, field, `field ${field}`, received, expected);
   }
 
-  /**
-   * Getters named as the GraphQL fields (the key in camelCase), so executors read `record.firstName` with no resolver
-   * and report a field's UpstreamError at its path. One prototype serves every schema: a name is the same key in each.
-   */
+  /** Getters named as the GraphQL fields (`firstName`), read without a resolver; a name is the same key in every schema. */
   static $defineGetters(keys: readonly string[]): void {
     const prototype = UpstreamRecord.prototype;
     for (const key of keys) {

@@ -57,7 +57,6 @@ export class UpstreamResilience {
   private readonly breaker: SamplingCircuitBreaker;
   private readonly bulkhead: BulkheadPolicy;
   private readonly budget: RetryBudget;
-  private readonly random: () => number;
 
   constructor(private readonly options: ResilienceOptions) {
     const { service } = options;
@@ -65,7 +64,6 @@ export class UpstreamResilience {
     this.breaker = new SamplingCircuitBreaker(options.breaker, breakerOutcome, (state) => options.onCircuitStateChange?.(service, state), now);
     this.bulkhead = bulkhead(options.bulkhead.maxConcurrent, options.bulkhead.maxQueued);
     this.budget = new RetryBudget(options.retry.budgetRatio, options.retry.budgetMinPerSecond, now);
-    this.random = options.random ?? Math.random;
   }
 
   get circuitState(): CircuitStateName {
@@ -106,11 +104,11 @@ export class UpstreamResilience {
 
   /** Exponential backoff with full jitter; an upstream's `Retry-After` wins; never past the request's deadline. */
   private backoff(deadline: number): IBackoffFactory<IRetryBackoffContext<unknown>> {
-    const { maxDelayMs, baseDelayMs } = this.options.retry;
+    const { retry: { maxDelayMs, baseDelayMs }, random = Math.random } = this.options;
     const next = (context: IRetryBackoffContext<unknown>): IBackoff<IRetryBackoffContext<unknown>> => {
       const error = 'error' in context.result ? context.result.error : undefined;
       const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** Math.max(0, context.attempt - 1));
-      const wanted = error instanceof UpstreamError && error.retryAfterMs !== undefined ? error.retryAfterMs : this.random() * ceiling;
+      const wanted = error instanceof UpstreamError && error.retryAfterMs !== undefined ? error.retryAfterMs : random() * ceiling;
       return { duration: Math.max(0, Math.min(wanted, deadline - Date.now())), next };
     };
     return { next };

@@ -1,5 +1,4 @@
-import { BODY_IGNORED, uuidSegment, type CallScope, type UpstreamHttp, type UpstreamRequest } from '../http';
-import { ScopedCaller, recordReader, type ClientRequest } from '../scopedCaller';
+import { BODY_IGNORED, ScopedCaller, recordReader, uuidSegment, type CallScope, type ClientRequest, type UpstreamHttp, type UpstreamRequest } from '../http';
 import { CALENDAR_RESPONSE_KEY, RESERVATION_READ, RESERVATION_REQUIRED_HEADERS } from './assumptions';
 import {
   CalendarEnvelope,
