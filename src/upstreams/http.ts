@@ -201,9 +201,6 @@ export class ScopedCaller {
   }
 }
 
-/** Deviations of calls made outside a GraphQL request's scope (unit tests): nowhere to count them. */
-const UNCOUNTED: DeviationSink = { report: () => undefined };
-
 /** The `response` of a call whose answer is read as a record of `schema` (see UpstreamRecord.of). */
 export function recordReader<S extends Shape>(
   schema: z.ZodObject<S, z.core.$ZodObjectConfig>,
@@ -211,5 +208,5 @@ export function recordReader<S extends Shape>(
   route: string,
   scope: Pick<CallScope, 'deviations'>,
 ): (body: unknown, status: number) => UpstreamRecord<S> {
-  return (body, status) => UpstreamRecord.of(schema, body, { service, route, status, deviations: scope.deviations ?? UNCOUNTED });
+  return (body, status) => UpstreamRecord.of(schema, body, { service, route, status, deviations: scope.deviations });
 }
