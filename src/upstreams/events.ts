@@ -38,7 +38,6 @@ export interface UpstreamEvents {
   onCall?: (record: UpstreamCallRecord) => void;
   /** Every circuit breaker state change: the log line and the `tablegraph_upstream_circuit_state` gauge. */
   onCircuitStateChange?: (service: ServiceName, state: CircuitStateName) => void;
-  /** Each retry and its wait. */
   onRetry?: (service: ServiceName, attempt: number, delayMs: number, error: UpstreamError) => void;
 }
 

@@ -33,10 +33,9 @@ export interface CallScope {
   headers(): Record<string, string>;
   requestId?: string;
   record?: (record: UpstreamCallRecord) => void;
-  /** Aborts at the request's deadline. */
-  signal?: AbortSignal;
-  /** The request's deadline, epoch ms. */
+  /** The request's deadline, epoch ms, and the signal that aborts at it. */
   deadline?: number;
+  signal?: AbortSignal;
   /** Where the records of this request's answers report how they differ from the documents. */
   deviations?: DeviationSink;
   /** The gateway's shared reads; without them every call is the request's own. */
