@@ -1,6 +1,6 @@
 import type { HTTPGraphQLRequest } from '@apollo/server';
 import type { IncomingMessage } from 'node:http';
-import { isPlainObject } from '../upstreams/fieldPlan';
+import { isPlainObject } from '../upstreams/record';
 
 /**
  * How one GraphQL operation request names its document: by id (Apollo's persisted query extension without a query,

@@ -84,7 +84,7 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
   });
 
   async function run(request: GraphqlRequest, next: () => Promise<GraphqlResponse>, key: string, lease: string, fingerprint: string): Promise<GraphqlResponse> {
-    // The transports mark each call written to a connection (src/upstreams/wireSignal.ts); none written means the
+    // The transports mark each call written to a connection (src/upstreams/transport.ts); none written means the
     // request was refused before any upstream request.
     const sent = () => request.record.upstreamCalls.some((call) => call.sent !== false);
     const response = await next().catch(async (err: unknown) => {

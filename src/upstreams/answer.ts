@@ -7,39 +7,38 @@ import { NOT_JSON } from './record';
 import { UpstreamErrorBody } from './schemas';
 import type { Answer } from './transport';
 
-/**
- * The `response` of an operation documented as answering a success without a body: whatever a 2xx carries (text,
- * HTML, JSON) is drained unread and the call resolves undefined, since any 2xx is a success (CONTRACT.md). Error
- * answers are still read for their code.
- */
-export const BODY_IGNORED: unique symbol = Symbol('upstream body ignored');
-
-/**
- * What a non-empty 2xx JSON body becomes: a zod schema checked whole, or a function that makes a record of it (given
- * NOT_JSON for a body that is not JSON; it throws an UpstreamError when the body is unusable).
- */
-export type BodyReader<T> = ZodType<T> | ((body: unknown, status: number) => T);
-
 /** How one operation's 2xx body is read. */
 export interface Reading<T> {
-  response: BodyReader<T>;
-  /**
-   * What a 2xx without a body becomes, for the operations where one is possible. Absent: such an answer is a bad
-   * response, since every other operation is documented with a body.
-   */
+  /** What a non-empty 2xx body becomes: a zod schema checked whole, or a record reader (given NOT_JSON for no JSON). */
+  response: ZodType<T> | ((body: unknown, status: number) => T);
+  /** What a 2xx without a body becomes; absent, such an answer is a bad response (EMPTY_BODY_DETAIL). */
   onEmpty?: () => T;
 }
 
-/**
- * Throws the UpstreamError of an answer that is no success. `secrets` are the credentials sent on the call: an
- * upstream message quoting one is dropped (the code is kept).
- */
-export function checkStatus(service: ServiceName, answer: Answer, secrets: readonly string[]): void {
-  const { status, headers, text } = answer;
+/** The reading of an operation whose 2xx body means nothing: drained unread (error answers are still read). */
+export const BODY_IGNORED: Reading<undefined> = { response: () => undefined, onEmpty: () => undefined };
+
+/** Throws the UpstreamError of an answer that is no success; an upstream message quoting one of `secrets` is dropped. */
+export function checkStatus(service: ServiceName, { status, headers, text }: Answer, secrets: readonly string[]): void {
   if (status >= 300 && status < 400) {
     throw new UpstreamError(service, 'bad_response', { status, detail: 'it answered with a redirect, which the gateway does not follow' });
   }
-  if (!isSuccess(status)) throw statusError(service, status, text, retryAfterMs(headers['retry-after']), maskable(secrets));
+  if (isSuccess(status)) return;
+  let upstreamCode: number | undefined;
+  let upstreamMessage: string | undefined;
+  try {
+    const parsed = UpstreamErrorBody.safeParse(JSON.parse(text));
+    if (parsed.success) {
+      const first = parsed.data.errors[0];
+      const code = typeof first?.code === 'string' && /^\d+$/.test(first.code) ? Number(first.code) : first?.code;
+      if (typeof code === 'number' && Number.isInteger(code)) upstreamCode = code;
+      const message = safeUpstreamMessage(first?.message);
+      if (message !== undefined && !quotesSecret(message, secrets)) upstreamMessage = message;
+    }
+  } catch {
+    // An error answer without a JSON body is still an error; it just carries no upstream code.
+  }
+  throw new UpstreamError(service, 'status', { status, upstreamCode, upstreamMessage, retryAfterMs: retryAfterMs(headers['retry-after']) });
 }
 
 /** The value of a success's body, or the UpstreamError of a body that is unusable. */
@@ -53,7 +52,6 @@ export function readBody<T>(service: ServiceName, reading: Reading<T>, { status,
   try {
     json = JSON.parse(text);
   } catch {
-    // A record reader counts this deviation like any other (field `(body)`, received `not_json`).
     if (typeof response === 'function') return response(NOT_JSON, status);
     throw new UpstreamError(service, 'bad_response', { status, detail: 'the body is not JSON' });
   }
@@ -67,42 +65,14 @@ export function readBody<T>(service: ServiceName, reading: Reading<T>, { status,
   return parsed.data;
 }
 
-function statusError(service: ServiceName, status: number, text: string, retryAfter: number | undefined, secrets: readonly string[]): UpstreamError {
-  let upstreamCode: number | undefined;
-  let upstreamMessage: string | undefined;
-  try {
-    const parsed = UpstreamErrorBody.safeParse(JSON.parse(text));
-    if (parsed.success) {
-      const first = parsed.data.errors[0];
-      const code = typeof first?.code === 'string' && /^\d+$/.test(first.code) ? Number(first.code) : first?.code;
-      if (typeof code === 'number' && Number.isInteger(code)) upstreamCode = code;
-      const message = safeUpstreamMessage(first?.message);
-      if (message !== undefined && !quotesAny(message, secrets)) upstreamMessage = message;
-    }
-  } catch {
-    // An error answer without a JSON body is still an error; it just carries no upstream code.
-  }
-  return new UpstreamError(service, 'status', { status, upstreamCode, upstreamMessage, retryAfterMs: retryAfter });
-}
-
-/**
- * The credential values to look for, each also without an auth scheme (`Bearer abc` → `abc`), since a service that
- * echoes a token may quote only it.
- */
-function maskable(secrets: readonly string[]): string[] {
-  const values: string[] = [];
-  for (const secret of secrets) {
-    const trimmed = secret.trim();
-    const withoutScheme = /^[A-Za-z][\w.+-]*\s+(\S.*)$/.exec(trimmed)?.[1];
-    values.push(trimmed, ...(withoutScheme ? [withoutScheme] : []));
-  }
-  return values.filter((v) => v.length >= MIN_MASKED_SECRET_LENGTH);
-}
-
-/** Case-insensitive, so a service that upper-cases what it quotes still gives nothing away. */
-function quotesAny(message: string, secrets: readonly string[]): boolean {
+/** Whether `message` quotes a credential, or one without its auth scheme (`Bearer abc` → `abc`), in any case. */
+function quotesSecret(message: string, secrets: readonly string[]): boolean {
   const text = message.toLowerCase();
-  return secrets.some((secret) => text.includes(secret.toLowerCase()));
+  return secrets.some((secret) => {
+    const trimmed = secret.trim();
+    const bare = /^[A-Za-z][\w.+-]*\s+(\S.*)$/.exec(trimmed)?.[1];
+    return [trimmed, bare].some((value) => value !== undefined && value.length >= MIN_MASKED_SECRET_LENGTH && text.includes(value.toLowerCase()));
+  });
 }
 
 /** `Retry-After` as delay-seconds or an HTTP date, in ms; undefined when absent or unreadable. */

@@ -26,28 +26,13 @@ export class CircuitOpenError extends Error {
   }
 }
 
-/** One admitted call: the state period it belongs to, so a late answer never counts toward a later period. */
-interface Ticket {
-  generation: number;
-  probe: boolean;
-}
-
 /**
- * A circuit breaker that measures health rather than luck (resilience4j's model, with a time-based window):
- * - closed: every counted call goes into a sliding window of `windowMs`; the circuit opens when the window holds at
- *   least `minimumCalls` calls and at least `failureRatio` of them failed (or, when enabled, after
- *   `consecutiveFailures` in a row);
- * - open: calls fail fast with CircuitOpenError for `halfOpenAfterMs`;
- * - half-open: up to `halfOpenProbes` calls go through; the circuit closes as soon as so many succeeded that the
- *   probes' failure ratio can no longer reach `failureRatio`, and reopens as soon as it has reached it.
- * Which errors are failures is the caller's `classify`: an "ignored" call (the caller's own deadline, a shed call)
- * says nothing about the upstream and is not counted at all; while half-open it gives its probe slot back.
- * Not cockatiel's: its half-open state lets exactly one probe decide (at 10 % faults it fails one time in ten), and its
- * SamplingBreaker asks for a minimum rate rather than a minimum number of calls.
+ * A failure ratio over a time window with a minimum of calls, and bounded half-open probes (docs/operations.md). Not
+ * cockatiel's: there one half-open probe decides, and its SamplingBreaker asks for a minimum rate, not a count.
  */
 export class SamplingCircuitBreaker {
   private current: CircuitStateName = 'closed';
-  /** Bumped on every state change. */
+  /** Bumped on every state change: a call counts only in the state it was admitted in. */
   private generation = 0;
   private readonly window: SlidingWindow;
   private consecutive = 0;
@@ -70,19 +55,20 @@ export class SamplingCircuitBreaker {
   }
 
   async execute<T>(fn: () => Promise<T>): Promise<T> {
-    const ticket = this.admit();
+    const generation = this.admit();
     let value: T;
     try {
       value = await fn();
     } catch (err) {
-      this.settle(ticket, this.classify(err));
+      this.settle(generation, this.classify(err));
       throw err;
     }
-    this.settle(ticket, 'success');
+    this.settle(generation, 'success');
     return value;
   }
 
-  private admit(): Ticket {
+  /** The generation the call is admitted in, never an open one. */
+  private admit(): number {
     if (this.current === 'open') {
       if (this.now() - this.openedAt < this.options.halfOpenAfterMs) throw new CircuitOpenError();
       this.transition('half-open');
@@ -90,32 +76,33 @@ export class SamplingCircuitBreaker {
     if (this.current === 'half-open') {
       if (this.probesAdmitted >= this.options.halfOpenProbes) throw new CircuitOpenError();
       this.probesAdmitted += 1;
-      return { generation: this.generation, probe: true };
     }
-    return { generation: this.generation, probe: false };
+    return this.generation;
   }
 
-  private settle(ticket: Ticket, outcome: BreakerOutcome): void {
-    if (ticket.generation !== this.generation) return;
-    if (ticket.probe) this.settleProbe(outcome);
+  private settle(generation: number, outcome: BreakerOutcome): void {
+    if (generation !== this.generation) return;
+    if (this.current === 'half-open') this.settleProbe(outcome);
     else this.settleClosed(outcome);
   }
 
+  /** An ignored call says nothing about the upstream: not counted at all. */
   private settleClosed(outcome: BreakerOutcome): void {
     if (outcome === 'ignored') return;
-    this.window.record(outcome === 'failure');
+    this.window.add(1, outcome === 'failure' ? 1 : 0);
     if (outcome === 'success') {
       this.consecutive = 0;
       return;
     }
     this.consecutive += 1;
     const { consecutiveFailures, minimumCalls, failureRatio } = this.options;
-    const { calls, failures } = this.window.totals();
+    const [calls, failures] = this.window.totals();
     const byRatio = calls >= minimumCalls && failures / calls >= failureRatio;
     const byStreak = consecutiveFailures > 0 && this.consecutive >= consecutiveFailures;
     if (byRatio || byStreak) this.transition('open');
   }
 
+  /** An ignored probe gives its slot back. */
   private settleProbe(outcome: BreakerOutcome): void {
     if (outcome === 'ignored') {
       this.probesAdmitted -= 1;
@@ -141,56 +128,45 @@ export class SamplingCircuitBreaker {
   }
 }
 
-/** Slices of a window: the window slides by a tenth of its length, so it counts the last 90–100 % of `windowMs`. */
+/** The window slides by a tenth of its length, so it counts the last 90–100 % of `windowMs`. */
 const SLICES = 10;
 
-interface Slice {
-  /** Which slice of time (floor(now / sliceMs)) these counts belong to. */
-  epoch: number;
-  calls: number;
-  failures: number;
-}
-
-/** Calls and failures over the last `windowMs`, in constant memory whatever the traffic. */
-class SlidingWindow {
+/** Two counts (calls and failures, requests and retries) over the last `windowMs`, in constant memory. */
+export class SlidingWindow {
   private readonly sliceMs: number;
-  private readonly slices: Slice[];
+  /** `epoch`: which slice of time (floor(now / sliceMs)) the counts belong to. */
+  private readonly slices = Array.from({ length: SLICES }, () => ({ epoch: -1, counts: [0, 0] }));
 
   constructor(
     windowMs: number,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number,
   ) {
     this.sliceMs = Math.max(1, windowMs / SLICES);
-    this.slices = Array.from({ length: SLICES }, () => ({ epoch: -1, calls: 0, failures: 0 }));
   }
 
-  record(failed: boolean): void {
+  add(first: number, second: number): void {
     const epoch = Math.floor(this.now() / this.sliceMs);
     const slice = this.slices[epoch % SLICES];
     if (slice.epoch !== epoch) {
       slice.epoch = epoch;
-      slice.calls = slice.failures = 0;
+      slice.counts = [0, 0];
     }
-    slice.calls += 1;
-    if (failed) slice.failures += 1;
+    slice.counts[0] += first;
+    slice.counts[1] += second;
   }
 
-  totals(): { calls: number; failures: number } {
+  totals(): [number, number] {
     const current = Math.floor(this.now() / this.sliceMs);
-    let calls = 0;
-    let failures = 0;
-    for (const slice of this.slices) {
-      if (slice.epoch <= current - SLICES) continue;
-      calls += slice.calls;
-      failures += slice.failures;
+    const totals: [number, number] = [0, 0];
+    for (const { epoch, counts } of this.slices) {
+      if (epoch <= current - SLICES) continue;
+      totals[0] += counts[0];
+      totals[1] += counts[1];
     }
-    return { calls, failures };
+    return totals;
   }
 
   reset(): void {
-    for (const slice of this.slices) {
-      slice.epoch = -1;
-      slice.calls = slice.failures = 0;
-    }
+    for (const slice of this.slices) slice.epoch = -1;
   }
 }

@@ -11,19 +11,11 @@ export interface UpstreamCallRecord {
   status?: number;
   durationMs: number;
   error?: UpstreamError;
-  /** The GraphQL request that made the call (its `x-request-id`), for the failure log line. */
+  /** The GraphQL request that made the call (its `x-request-id`). */
   requestId?: string;
-  /**
-   * Whether the request was written to a connection, so that the service may have received it (src/upstreams/
-   * wireSignal.ts). False when it failed before: a refused connection, a connect timeout, a deadline already past;
-   * and for a joined or kept read, which this request never sent.
-   */
+  /** Whether the request was written to a connection (WireMark); never for a joined or kept read. */
   sent?: boolean;
-  /**
-   * `upstream`: a call this request made (each attempt one record). `joined`: a GET another request had in flight,
-   * waited for (`durationMs` is the wait). `cache`: a kept answer (src/upstreams/sharedReads.ts). Only `upstream`
-   * records are calls, for the budgets, the breaker and `tablegraph_upstream_calls_total`.
-   */
+  /** `upstream`: this request's own attempt; `joined` (another request's GET) and `cache` reads are no calls. */
   source: ReadSource;
   /** A kept answer's age, ms, when `source` is `cache`. */
   ageMs?: number;
@@ -31,34 +23,25 @@ export interface UpstreamCallRecord {
 
 /** The upstream calls among a request's records: what its budgets are charged (joined and kept reads are not calls). */
 export function upstreamCallCount(records: readonly UpstreamCallRecord[]): number {
-  let calls = 0;
-  for (const record of records) if (record.source === 'upstream') calls += 1;
-  return calls;
+  return records.filter((record) => record.source === 'upstream').length;
 }
 
 /** The `Age` of a response, whole seconds: the oldest kept answer among its records; undefined when it used none. */
 export function oldestCachedAgeSeconds(records: readonly UpstreamCallRecord[]): number | undefined {
-  let oldest: number | undefined;
-  for (const record of records) {
-    if (record.source === 'cache' && record.ageMs !== undefined) oldest = Math.max(oldest ?? 0, record.ageMs);
-  }
-  return oldest === undefined ? undefined : Math.floor(oldest / 1000);
+  const ages = records.flatMap((record) => (record.source === 'cache' && record.ageMs !== undefined ? [record.ageMs] : []));
+  return ages.length === 0 ? undefined : Math.floor(Math.max(...ages) / 1000);
 }
 
-/**
- * What the upstream transports report as they work, whichever request made them work: the one listener interface
- * of the transports (onCall), their resilience policies (the other two), the metrics and the logs.
- */
+/** What the upstream transports and their policies report, whichever request made them work. */
 export interface UpstreamEvents {
   /** Every call (each retry is one): counted, timed, and logged on one line when it failed. */
   onCall?: (record: UpstreamCallRecord) => void;
   /** Every circuit breaker state change: the log line and the `tablegraph_upstream_circuit_state` gauge. */
   onCircuitStateChange?: (service: ServiceName, state: CircuitStateName) => void;
-  /** Each retry and its wait. */
   onRetry?: (service: ServiceName, attempt: number, delayMs: number, error: UpstreamError) => void;
 }
 
-/** Both sets of listeners, `a` first where both listen to the same event, rather than one replacing the other. */
+/** Both sets of listeners, `a` first where both listen to the same event. */
 export function combineEvents(a: UpstreamEvents, b: UpstreamEvents): UpstreamEvents {
   return {
     onCall: both(a.onCall, b.onCall),

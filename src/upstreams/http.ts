@@ -1,16 +1,18 @@
-import { InputError } from '../errors/InputError';
+import type { z } from 'zod';
+import type { ServiceCredentials } from '../credentials';
+import { InputError, MissingCredentialError } from '../errors/InputError';
 import { traceSharedRead, tracedSend } from '../observability/tracing';
-import type { UpstreamError, ServiceName } from '../errors/UpstreamError';
-import { BODY_IGNORED, checkStatus, readBody, type BodyReader } from './answer';
+import type { ServiceName } from '../errors/UpstreamError';
+import { BODY_IGNORED, checkStatus, readBody, type Reading } from './answer';
 import type { UpstreamCallRecord, UpstreamEvents } from './events';
-import type { DeviationSink } from './record';
+import { credentialHash } from './readScope';
+import { UpstreamRecord, type DeviationSink, type Shape } from './record';
 import { UpstreamResilience, type ResilienceOptions } from './resilience';
 import { UUID_PATTERN } from './schemas';
 import type { ReadKey, SharedReads } from './sharedReads';
-import { UpstreamTransport, deadlineError, queryString, transportError, type Answer, type Send, type TransportOptions, type TransportRequest } from './transport';
-import { WireMark } from './wireSignal';
+import { UpstreamTransport, WireMark, deadlineError, queryString, transportError, type Answer, type Send, type TransportOptions, type TransportRequest } from './transport';
 
-export { BODY_IGNORED, type BodyReader } from './answer';
+export { BODY_IGNORED } from './answer';
 export type { UpstreamCallRecord } from './events';
 
 export interface UpstreamHttpOptions extends TransportOptions, Pick<UpstreamEvents, 'onCall'> {
@@ -19,56 +21,35 @@ export interface UpstreamHttpOptions extends TransportOptions, Pick<UpstreamEven
   resilience?: Omit<ResilienceOptions, 'service'>;
 }
 
-/** One operation's call: what to send (as the transport sends it), how its 2xx body is read, and its deadline. */
-export interface UpstreamRequest<T> extends Omit<TransportRequest, 'ignoreSuccessBody'> {
-  /** What a non-empty 2xx body becomes (./answer.ts). */
-  response: BodyReader<T>;
-  /** What a 2xx without a body becomes; absent, such an answer is a bad response. */
-  onEmpty?: () => T;
+/** One operation's call: what to send, how its 2xx body is read, and its deadline. */
+export interface UpstreamRequest<T> extends Omit<TransportRequest, 'ignoreSuccessBody'>, Reading<T> {
   /** The GraphQL request's deadline (epoch ms): retries never wait past it. */
   deadline?: number;
 }
-
-/** A call whose 2xx body means nothing (BODY_IGNORED): it resolves once the answer says success. */
-export type IgnoredBodyRequest = Omit<UpstreamRequest<never>, 'response' | 'onEmpty'> & { response: typeof BODY_IGNORED };
 
 /** What a per-request client adds to every call: the gateway's own headers, the record sink, the deadline. */
 export interface CallScope {
   /** Headers of the gateway's own: request id, trace context. */
   headers(): Record<string, string>;
-  /** The GraphQL request's id, for the records of its calls. */
   requestId?: string;
   record?: (record: UpstreamCallRecord) => void;
-  /** Aborts at the request's deadline. */
-  signal?: AbortSignal;
-  /** The request's deadline, epoch ms. */
+  /** The request's deadline, epoch ms, and the signal that aborts at it. */
   deadline?: number;
+  signal?: AbortSignal;
   /** Where the records of this request's answers report how they differ from the documents. */
   deviations?: DeviationSink;
-  /** The gateway's shared reads (./sharedReads.ts); without them every call is the request's own. */
+  /** The gateway's shared reads; without them every call is the request's own. */
   sharedReads?: SharedReads;
   /** The oldest kept answer this request accepts, ms: its `Cache-Control: max-age`, capped. 0 or absent: none. */
   maxAgeMs?: number;
 }
 
-/** One request's part in the shared reads of one service: the hash of the credentials its calls carry. */
-export interface ShareScope {
-  reads: SharedReads;
-  /** credentialHash() of the credential headers sent to the service. */
-  credentialHash: string;
-  maxAgeMs: number;
-}
-
 /** What one call carries besides the request itself, from the request that makes it. */
-export interface CallContext {
-  /** Told of each attempt. */
-  record?: (record: UpstreamCallRecord) => void;
-  /** The GraphQL request's id, put on each record. */
-  requestId?: string;
-  /** The credential values sent on the call (ServiceCredentials.secrets()): never quoted back in an error. */
+export interface CallContext extends Pick<CallScope, 'record' | 'requestId'> {
+  /** The credential values sent on the call: never quoted back in an error. */
   secrets?: readonly string[];
-  /** GETs are shared with other requests with the same credentials, and writes mark them; absent, neither. */
-  shared?: ShareScope;
+  /** GETs are shared with requests that sent credentials of this hash, and writes mark them; absent, neither. */
+  shared?: { reads: SharedReads; credentialHash: string; maxAgeMs: number };
 }
 
 /** A path segment from an id: raw input never goes into a path, so the id is checked here whatever the caller did. */
@@ -77,11 +58,9 @@ export function uuidSegment(value: string, field: string): string {
   return encodeURIComponent(value);
 }
 
-/**
- * One upstream service as its clients see it: the transport (./transport.ts) with tracing composed onto it, the
- * reading of each answer (./answer.ts), and the resilience policies around each attempt. Every failure becomes an
- * UpstreamError.
- */
+type Outcome = Pick<UpstreamCallRecord, 'status' | 'sent' | 'source' | 'ageMs' | 'error'>;
+
+/** One upstream service: the traced transport, the reading of each answer, and the resilience policies. */
 export class UpstreamHttp {
   readonly service: ServiceName;
   readonly resilience?: UpstreamResilience;
@@ -91,22 +70,16 @@ export class UpstreamHttp {
   constructor(private readonly options: UpstreamHttpOptions) {
     this.service = options.service;
     this.transport = new UpstreamTransport(options);
-    this.send = this.transport.compose(tracedSend(options.service));
+    this.send = tracedSend(options.service)((req, wire) => this.transport.send(req, wire));
     if (options.resilience) this.resilience = new UpstreamResilience({ service: options.service, ...options.resilience });
   }
 
-  /**
-   * Calls the service under its resilience policies; resolves the read body, or nothing for an operation whose body
-   * is ignored. Each attempt (a retry included) is one record.
-   */
-  call(req: IgnoredBodyRequest, context?: CallContext): Promise<void>;
-  call<T>(req: UpstreamRequest<T>, context?: CallContext): Promise<T>;
-  call<T>(req: UpstreamRequest<T> | IgnoredBodyRequest, context?: CallContext): Promise<T | undefined>;
-  call<T>(req: UpstreamRequest<T> | IgnoredBodyRequest, context: CallContext = {}): Promise<T | undefined> {
+  /** Resolves the read body. Each attempt (a retry included) is one record. */
+  call<T>(req: UpstreamRequest<T>, context: CallContext = {}): Promise<T> {
     if (req.signal?.aborted) return Promise.reject(deadlineError(this.service));
     const { shared } = context;
-    if (shared && req.method === 'GET' && req.response !== BODY_IGNORED) return this.sharedRead(req, context, shared);
-    const done = this.execute(req, context, req.signal, (answer) => (req.response === BODY_IGNORED ? undefined : readBody(this.service, req, answer)));
+    if (shared && req.method === 'GET' && req.response !== BODY_IGNORED.response) return this.sharedRead(req, context, shared);
+    const done = this.execute(req, context, req.signal, (answer) => readBody(this.service, req, answer));
     if (!shared || req.method === 'GET') return done;
     // A write marks its scope once it has finished, whatever its outcome (a failed write may still have written),
     // before the resolver that made it returns, so before its GraphQL response is sent.
@@ -118,22 +91,17 @@ export class UpstreamHttp {
   }
 
   /** The attempts of one call under the resilience policies; `read` makes the value of a 2xx answer. */
-  private execute<R>(req: UpstreamRequest<unknown> | IgnoredBodyRequest, context: CallContext, signal: AbortSignal | undefined, read: (answer: Answer) => R): Promise<R> {
+  private execute<R>(req: UpstreamRequest<unknown>, context: CallContext, signal: AbortSignal | undefined, read: (answer: Answer) => R): Promise<R> {
     const attempt = () => this.attempt({ ...req, signal }, context, read);
     if (!this.resilience) return attempt();
     return this.resilience.execute(req.method === 'GET', attempt, req.deadline ?? Number.POSITIVE_INFINITY, signal);
   }
 
-  /**
-   * A GET through the shared reads: kept, joined, or this request's own call (then under the resilience policies,
-   * which so see only real calls). Each request reads the answer's text itself, so its own reader and deviation sink
-   * judge it; a joined or kept read is recorded on the request with its source, and is no call.
-   */
-  private async sharedRead<T>(req: UpstreamRequest<T>, context: CallContext, shared: ShareScope): Promise<T> {
+  /** A GET kept, joined, or this request's own; each request reads the text itself, with its own deviation sink. */
+  private async sharedRead<T>(req: UpstreamRequest<T>, context: CallContext, shared: NonNullable<CallContext['shared']>): Promise<T> {
     const key: ReadKey = { service: this.service, route: req.route, target: req.path + queryString(req.query), credentialHash: shared.credentialHash };
     let own: { value: T } | undefined;
-    // The call's value is read by the request that makes it, inside the attempt, so an unusable body is that
-    // attempt's failure (recorded, and shared with the joiners) and never a kept answer.
+    // Read inside the attempt, so an unusable body is that attempt's failure (shared with the joiners), never kept.
     const fetch = (signal: AbortSignal) => this.execute(req, context, signal, (answer) => ((own = { value: readBody(this.service, req, answer) }), answer));
     const started = performance.now();
     const read = shared.reads.read(key, fetch, { signal: req.signal, maxAgeMs: shared.maxAgeMs });
@@ -142,65 +110,102 @@ export class UpstreamHttp {
       return own!.value;
     }
     traceSharedRead(this.service, req.route, read.source);
-    const record = (status: number | undefined, error?: UpstreamError): void => {
-      context.record?.({
-        service: this.service,
-        method: 'GET',
-        route: req.route,
-        status,
-        durationMs: performance.now() - started,
-        requestId: context.requestId,
-        sent: false,
-        source: read.source,
-        ...(read.ageMs === undefined ? {} : { ageMs: read.ageMs }),
-        ...(error ? { error } : {}),
-      });
-    };
+    const { source, ageMs } = read;
     let answer: Answer | undefined;
     try {
       answer = await read.answer;
       const value = readBody(this.service, req, answer);
-      record(answer.status);
+      this.record(req, context, started, { status: answer.status, sent: false, source, ageMs });
       return value;
     } catch (err) {
       const error = transportError(this.service, err, req.signal);
-      if (read.source === 'cache') shared.reads.forget(key);
-      record(error.status ?? answer?.status, error);
+      if (source === 'cache') shared.reads.forget(key);
+      this.record(req, context, started, { status: error.status ?? answer?.status, sent: false, source, ageMs, error });
       throw error;
     }
   }
 
-  private async attempt<R>(req: UpstreamRequest<unknown> | IgnoredBodyRequest, context: CallContext, read: (answer: Answer) => R): Promise<R> {
+  private async attempt<R>(req: UpstreamRequest<unknown>, context: CallContext, read: (answer: Answer) => R): Promise<R> {
     const started = performance.now();
     const wire = new WireMark();
     let status: number | undefined;
-    const record = (error?: UpstreamError): void => {
-      const done: UpstreamCallRecord = {
-        service: this.service,
-        method: req.method,
-        route: req.route,
-        status: error?.status ?? status,
-        durationMs: performance.now() - started,
-        requestId: context.requestId,
-        sent: wire.written,
-        source: 'upstream',
-        ...(error ? { error } : {}),
-      };
-      context.record?.(done);
-      this.options.onCall?.(done);
-    };
     try {
-      const ignoreSuccessBody = req.response === BODY_IGNORED;
-      const answer = await this.send({ ...req, ignoreSuccessBody }, wire);
+      const answer = await this.send({ ...req, ignoreSuccessBody: req.response === BODY_IGNORED.response }, wire);
       status = answer.status;
       checkStatus(this.service, answer, context.secrets ?? []);
       const value = read(answer);
-      record();
+      this.record(req, context, started, { status, sent: wire.written, source: 'upstream' });
       return value;
     } catch (err) {
       const error = transportError(this.service, err, req.signal);
-      record(error);
+      this.record(req, context, started, { status: error.status ?? status, sent: wire.written, source: 'upstream', error });
       throw error;
     }
   }
+
+  /** The record of one read; only the request's own calls are told to onCall. */
+  private record(req: UpstreamRequest<unknown>, context: CallContext, started: number, outcome: Outcome): void {
+    const record: UpstreamCallRecord = {
+      service: this.service,
+      method: req.method,
+      route: req.route,
+      durationMs: performance.now() - started,
+      requestId: context.requestId,
+      ...outcome,
+    };
+    context.record?.(record);
+    if (record.source === 'upstream') this.options.onCall?.(record);
+  }
+}
+
+/** A request as a client writes it: the scope adds the headers, the deadline and its signal. */
+export type ClientRequest<R> = Omit<R, 'headers' | 'signal' | 'deadline'>;
+
+/** What every call of one service within one request carries: fixed for the request, so made once. */
+interface Fixed {
+  sent: Pick<UpstreamRequest<unknown>, 'headers' | 'signal' | 'deadline'>;
+  context: CallContext;
+}
+
+/** One service's calls within one GraphQL request: its credentials (to this service only), headers and deadline. */
+export class ScopedCaller {
+  /** Made on the first call, not here: most requests call only one of the services whose callers they build. */
+  private fixed: Fixed | undefined;
+
+  constructor(
+    private readonly http: UpstreamHttp,
+    private readonly credentials: ServiceCredentials,
+    private readonly scope: CallScope,
+  ) {}
+
+  /** `required`: the lower-cased credential headers the operation needs; without one, it is refused before any call. */
+  call<T>(required: readonly string[], req: ClientRequest<UpstreamRequest<T>>): Promise<T> {
+    const missing = this.credentials.missing(required);
+    if (missing.length > 0) throw new MissingCredentialError(missing);
+    const { sent, context } = (this.fixed ??= this.fix());
+    return this.http.call({ ...req, ...sent }, context);
+  }
+
+  private fix(): Fixed {
+    const { scope, credentials } = this;
+    // Shared by every call of the request: the transport and tracing copy it before writing.
+    const sentCredentials = credentials.headers(this.http.service);
+    const headers = { ...scope.headers(), ...sentCredentials };
+    // Shared reads are keyed by the hash of exactly the credentials sent to this service, never by the values.
+    const shared = scope.sharedReads && { reads: scope.sharedReads, credentialHash: credentialHash(sentCredentials), maxAgeMs: scope.maxAgeMs ?? 0 };
+    return {
+      sent: { headers, signal: scope.signal, deadline: scope.deadline },
+      context: { record: scope.record, requestId: scope.requestId, secrets: credentials.secrets(), ...(shared ? { shared } : {}) },
+    };
+  }
+}
+
+/** The `response` of a call whose answer is read as a record of `schema` (see UpstreamRecord.of). */
+export function recordReader<S extends Shape>(
+  schema: z.ZodObject<S, z.core.$ZodObjectConfig>,
+  service: ServiceName,
+  route: string,
+  scope: Pick<CallScope, 'deviations'>,
+): (body: unknown, status: number) => UpstreamRecord<S> {
+  return (body, status) => UpstreamRecord.of(schema, body, { service, route, status, deviations: scope.deviations });
 }

@@ -1,17 +1,103 @@
 import { z } from 'zod';
 import { UpstreamError, type ServiceName } from '../errors/UpstreamError';
-import { isPlainObject, jsonType, onNewTable, planOf, receivedOf, tableFor, type FieldPlan, type PlanTable, type Shape } from './fieldPlan';
 
-export type { Shape } from './fieldPlan';
-export { jsonType } from './fieldPlan';
+export type Shape = z.core.$ZodShape;
+export type AnyObject = z.ZodObject<Shape, z.core.$ZodObjectConfig>;
 
-/**
- * An upstream record read field by field (STYLE.md habit 10). The zod schema of a record stays its one declaration,
- * but is applied to one field at a time, when a resolver reads that field: a value that breaks its field's schema
- * fails that field alone (UPSTREAM_BAD_RESPONSE at its GraphQL path, naming the upstream field and the JSON type that
- * came, never the value), and a field nobody selected is never looked at. A record is refused whole only when it is
- * unusable: not an object, or without a usable `id` when its schema has one.
- */
+/** The same verdict as a zod schema, without its per-call allocations: the reason a value fails, or undefined. */
+export type FastCheck = (value: unknown) => string | undefined;
+
+const fastChecks = new WeakMap<z.ZodType, FastCheck>();
+
+/** A hand-written check of the schema's meaning for hot primitives (UUIDs, money, dates); tests hold both to one verdict. */
+export function withFastCheck<T extends z.ZodType>(schema: T, check: FastCheck): T {
+  fastChecks.set(schema, check);
+  return schema;
+}
+
+export type FieldPlan =
+  | { kind: 'leaf'; schema: z.ZodType; nullable: boolean; expected: string }
+  | { kind: 'fast'; check: FastCheck; nullable: boolean; expected: string }
+  /** A plain `z.string()` or `z.boolean()`: its whole check is the JSON type, so zod is not called. */
+  | { kind: 'typeof'; type: 'string' | 'boolean'; nullable: boolean; expected: string }
+  /** A nested object, or a list of them: read as records of `plans` (whose table holds their schema). */
+  | { kind: 'object'; plans: PlanTable; nullable: boolean; expected: string }
+  | { kind: 'list'; plans: PlanTable; nullable: boolean; expected: string };
+
+/** How each field of one object schema is read, each plan made on the field's first read. */
+export interface PlanTable {
+  schema: AnyObject;
+  /** Whether the schema has an `id`, which its records cannot go without. */
+  hasId: boolean;
+  byKey: Map<string, FieldPlan>;
+}
+
+/** Schemas are module constants, so this never grows per request. */
+const tables = new WeakMap<object, PlanTable>();
+
+export function tableFor(schema: AnyObject): PlanTable {
+  let table = tables.get(schema);
+  if (!table) {
+    // Every schema's fields get their getters when the schema is first read.
+    UpstreamRecord.$defineGetters(Object.keys(schema.shape));
+    tables.set(schema, (table = { schema, hasId: 'id' in schema.shape, byKey: new Map() }));
+  }
+  return table;
+}
+
+export function planOf(table: PlanTable, key: string): FieldPlan {
+  const plan = buildPlan(table.schema, key);
+  table.byKey.set(key, plan);
+  return plan;
+}
+
+function buildPlan(schema: AnyObject, key: string): FieldPlan {
+  const declared = schema.shape[key];
+  if (!declared) throw new Error(`no upstream field ${key} is declared`);
+  const nullable = declared instanceof z.ZodNullable;
+  const inner = (nullable ? (declared as z.ZodNullable<z.ZodType>).unwrap() : declared) as z.ZodType;
+  if (inner instanceof z.ZodObject) return { kind: 'object', plans: tableFor(inner), nullable, expected: 'an object' };
+  if (inner instanceof z.ZodArray && inner.element instanceof z.ZodObject) {
+    return { kind: 'list', plans: tableFor(inner.element), nullable, expected: 'an array of objects' };
+  }
+  const expected = inner.description ?? expectedOf(inner);
+  const fast = fastChecks.get(inner);
+  if (fast) return { kind: 'fast', check: fast, nullable, expected };
+  if (inner instanceof z.ZodBoolean) return { kind: 'typeof', type: 'boolean', nullable, expected };
+  if (inner instanceof z.ZodString && (inner.def.checks ?? []).length === 0) return { kind: 'typeof', type: 'string', nullable, expected };
+  return { kind: 'leaf', schema: inner, nullable, expected };
+}
+
+function expectedOf(schema: z.ZodType): string {
+  if (schema instanceof z.ZodString) return 'a string';
+  if (schema instanceof z.ZodNumber) return 'a number';
+  if (schema instanceof z.ZodBoolean) return 'a boolean';
+  if (schema instanceof z.ZodArray) return 'an array';
+  if (schema instanceof z.ZodRecord || schema instanceof z.ZodObject) return 'an object';
+  return 'a value of the documented type';
+}
+
+/** A reason the schema names (`invalid_date`), else the JSON type of what came (of the element, inside a list). */
+export function receivedOf(value: unknown, issue: z.core.$ZodIssue | undefined): string {
+  if (issue && REASON.test(issue.message)) return issue.message;
+  let at: unknown = value;
+  for (const step of issue?.path ?? []) at = isPlainObject(at) || Array.isArray(at) ? (at as Record<PropertyKey, unknown>)[step] : undefined;
+  return jsonType(at);
+}
+
+const REASON = /^[a-z]+(_[a-z]+)+$/;
+
+/** The JSON type of a parsed value, as JSON names it (`array` and `null` apart from `object`). */
+export function jsonType(value: unknown): string {
+  if (value === undefined) return 'missing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 /** One way an upstream answer differs from the gateway's reading of the documents. */
 export interface Deviation {
@@ -24,30 +110,25 @@ export interface Deviation {
   received: string;
 }
 
-/** Where deviations are counted and logged (src/observability/deviations.ts). */
+/** Where deviations are counted and logged. */
 export interface DeviationSink {
   report(deviation: Deviation): void;
 }
 
-/** What a record reader is given for a body that is not JSON at all (src/upstreams/answer.ts). */
+/** What a record reader is given for a body that is not JSON at all. */
 export const NOT_JSON: unique symbol = Symbol('not JSON');
 
 /** The answer a record came in. */
-export interface RecordOrigin {
-  service: ServiceName;
-  route: string;
+export interface RecordOrigin extends Pick<Deviation, 'service' | 'route'> {
   status: number;
-  deviations: DeviationSink;
+  /** None outside a GraphQL request (unit tests): nowhere to count them. */
+  deviations?: DeviationSink;
 }
 
 type Unwrapped<F> = F extends z.ZodNullable<infer I> ? I : F;
 type OrNull<F, T> = F extends z.ZodNullable<z.ZodType> ? T | null : T;
 
-/**
- * What `read` gives for a field of schema F: a nested object is a record of its own, a list of objects a list of
- * records (an element that cannot be used is an UpstreamError in its slot, which GraphQL reports at the element's
- * path), anything else the schema's output. Null only where the schema allows null.
- */
+/** What `read` gives for a field of schema F: nested objects as records (an unusable element as its error). */
 export type Read<F> =
   Unwrapped<F> extends z.ZodObject<infer S, z.core.$ZodObjectConfig>
     ? OrNull<F, UpstreamRecord<S>>
@@ -58,21 +139,20 @@ export type Read<F> =
 /** The record type of an object schema: what a codegen mapper points at. */
 export type RecordOf<T> = T extends z.ZodObject<infer S, z.core.$ZodObjectConfig> ? UpstreamRecord<S> : never;
 
+/**
+ * An upstream record whose fields are checked against their schema one at a time, when read: a bad value fails its
+ * field alone, never the record (refused whole only when not an object or without a usable `id`).
+ */
 export class UpstreamRecord<S extends Shape> {
-  // Members are named with a `$`, which no GraphQL field name can hold, so no getter (below) can ever hide one.
-  // Plain properties, `declare`d and set in one constructor shared by every record, which V8 keeps fast: records
-  // are made by the thousand per request (`#private` fields, class fields or a class per schema were measurably slower).
+  // `$` names cannot be GraphQL field names, so no getter hides a member. Plain `declare`d properties set in one
+  // constructor keep records, made by the thousand per request, in one V8 shape.
   protected declare readonly $table: PlanTable;
   protected declare readonly $raw: Readonly<Record<string, unknown>>;
   protected declare readonly $origin: RecordOrigin;
   /** Where this record sits in the body (none for the body itself), for paths such as `check_items.notes`. */
   protected declare readonly $parent: UpstreamRecord<Shape> | undefined;
   protected declare readonly $key: string;
-  /**
-   * Each field's answer once read (value or UpstreamError), made on the first read: graphql-jit evaluates a field
-   * without a resolver several times over (`x.f == null`, `x.f instanceof Error`, then `x.f`), and a field must be
-   * checked, and a deviation counted, once per record.
-   */
+  /** Fields read once and remembered: graphql-jit reads a field several times, and a deviation counts once. */
   protected declare $read: Record<string, unknown> | undefined;
 
   private constructor(table: PlanTable, raw: Readonly<Record<string, unknown>>, origin: RecordOrigin, parent: UpstreamRecord<Shape> | undefined, key: string) {
@@ -84,13 +164,10 @@ export class UpstreamRecord<S extends Shape> {
     this.$read = undefined;
   }
 
-  /**
-   * A whole answer body as a record: refused (UPSTREAM_BAD_RESPONSE for the field that loads it) when it is not an
-   * object or, for a schema with an `id`, has no usable one. Nothing else is checked here.
-   */
+  /** A whole answer body as a record, refused when it is not an object or lacks a usable `id`. */
   static of<S extends Shape>(schema: z.ZodObject<S, z.core.$ZodObjectConfig>, body: unknown, origin: RecordOrigin): UpstreamRecord<S> {
-    if (body === NOT_JSON) throw refusal(origin, '(body)', 'not_json', 'the body', 'JSON');
-    if (!isPlainObject(body)) throw refusal(origin, '(body)', jsonType(body), 'the body', 'an object');
+    if (body === NOT_JSON) throw badResponse(origin, '(body)', 'the body', 'not_json', 'JSON');
+    if (!isPlainObject(body)) throw badResponse(origin, '(body)', 'the body', jsonType(body), 'an object');
     const record = new UpstreamRecord<S>(tableFor(schema), body, origin, undefined, '');
     const id = record.$requireId();
     if (id) throw id;
@@ -106,16 +183,11 @@ export class UpstreamRecord<S extends Shape> {
 
   /** Reports that field `key` (read by the caller) broke its reading, and gives the error to throw at its path. */
   deviation(key: string, received: string, expected: string): UpstreamError {
-    this.$report(key, received);
-    return fieldError(this.$origin, this.$path(key), received, expected);
+    const field = this.$path(key);
+    return badResponse(this.$origin, field, `field ${field}`, received, expected);
   }
 
-  /**
-   * Getters for a schema's fields, named as their GraphQL fields (the key in camelCase), so the executor reads
-   * `record.firstName` with no resolver call. A getter answers the value, or the field's UpstreamError, which
-   * graphql-js and graphql-jit alike report at that field's path. One prototype serves every schema: a name is the
-   * same key in each, and a record only ever gets asked the fields of its GraphQL type (test/schema/coverage.test.ts).
-   */
+  /** Getters named as the GraphQL fields (`firstName`), read without a resolver; a name is the same key in every schema. */
   static $defineGetters(keys: readonly string[]): void {
     const prototype = UpstreamRecord.prototype;
     for (const key of keys) {
@@ -140,9 +212,7 @@ export class UpstreamRecord<S extends Shape> {
       const known = read[key];
       if (known !== undefined) return known;
     }
-    // Most fields are a string, a boolean or a value with a hand-written check that passes: their value is the raw
-    // one, checked again on each read at less cost than remembering it. What fails, and what a schema transforms or
-    // nests, is read once and remembered, so a deviation is reported once per record.
+    // A passing typeof or fast check is cheaper to repeat than to remember; the rest is read once and remembered.
     const raw = this.$raw[key];
     const plan = this.$table.byKey.get(key);
     if (raw !== undefined && raw !== null && plan !== undefined) {
@@ -153,12 +223,14 @@ export class UpstreamRecord<S extends Shape> {
     return value;
   }
 
-  /** Reads `value` by `plan`, the field's plan (built by the caller on the field's first read). */
   protected $check(key: string, value: unknown, plan: FieldPlan): unknown {
     if (value === undefined || value === null) {
       if (!plan.nullable) return this.deviation(key, jsonType(value), plan.expected);
-      // Null is a reading the schema allows; a missing key is not, but it is served as the null it stands for.
-      if (value === undefined) this.$report(key, 'missing');
+      // A missing key is reported, but served as the null it stands for.
+      if (value === undefined) {
+        const { service, route, deviations } = this.$origin;
+        deviations?.report({ service, route, field: this.$path(key), received: 'missing' });
+      }
       return null;
     }
     switch (plan.kind) {
@@ -183,12 +255,7 @@ export class UpstreamRecord<S extends Shape> {
     }
   }
 
-  protected $report(key: string, received: string): void {
-    const { service, route } = this.$origin;
-    this.$origin.deviations.report({ service, route, field: this.$path(key), received });
-  }
-
-  /** The upstream path of field `key` of this record, without list indexes: `check_items.summary.total_amount`. */
+  /** The upstream path of field `key`, without list indexes: `check_items.summary.total_amount`. */
   protected $path(key: string): string {
     return this.$parent ? `${this.$parent.$path(this.$key)}.${key}` : key;
   }
@@ -210,23 +277,12 @@ export class UpstreamRecord<S extends Shape> {
 /** Which upstream key each getter reads (a name is defined once for every schema). */
 const getterKeys = new Map<string, string>();
 
-/** The error of a whole answer that cannot be used; it is counted like any other deviation. */
-function refusal(origin: RecordOrigin, field: string, received: string, what: string, expected: string): UpstreamError {
-  origin.deviations.report({ service: origin.service, route: origin.route, field, received });
+/** Reports the deviation and gives its error. */
+function badResponse(origin: RecordOrigin, field: string, what: string, received: string, expected: string): UpstreamError {
+  origin.deviations?.report({ service: origin.service, route: origin.route, field, received });
   return new UpstreamError(origin.service, 'bad_response', {
     status: origin.status,
     detail: `${what}: expected ${expected}, received ${received}`,
     deviation: { field, received },
   });
 }
-
-function fieldError(origin: RecordOrigin, field: string, received: string, expected: string): UpstreamError {
-  return new UpstreamError(origin.service, 'bad_response', {
-    status: origin.status,
-    detail: `field ${field}: expected ${expected}, received ${received}`,
-    deviation: { field, received },
-  });
-}
-
-// Every schema's fields get their getters when the schema is first read.
-onNewTable((keys) => UpstreamRecord.$defineGetters(keys));

@@ -10,9 +10,8 @@ import {
   type IRetryBackoffContext,
 } from 'cockatiel';
 import { UpstreamError, type ServiceName } from '../errors/UpstreamError';
-import { CircuitOpenError, SamplingCircuitBreaker, type BreakerOptions, type BreakerOutcome, type CircuitStateName } from './circuitBreaker';
+import { CircuitOpenError, SamplingCircuitBreaker, SlidingWindow, type BreakerOptions, type BreakerOutcome, type CircuitStateName } from './circuitBreaker';
 import type { UpstreamEvents } from './events';
-import { RetryBudget } from './retryBudget';
 import { deadlineError } from './transport';
 
 export type { BreakerOptions, CircuitStateName } from './circuitBreaker';
@@ -53,27 +52,18 @@ export interface ResilienceOptions extends Pick<UpstreamEvents, 'onCircuitStateC
 /** Statuses that say "try again later" rather than "your request is wrong". */
 const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
 
-/**
- * The resilience policies of one upstream, composed once per service (cockatiel's retry and bulkhead, and a breaker
- * of our own, src/upstreams/circuitBreaker.ts):
- * retry (GETs only, full-jitter backoff, Retry-After, a retry budget, within the request's deadline)
- * → circuit breaker (a failure ratio over a time window with a minimum of calls; bounded half-open probes)
- * → bulkhead (bounded concurrency with a bounded queue; overload is shed at once).
- * Every attempt passes the breaker and the bulkhead, so retries count against both.
- */
+/** Retry (GETs only, within a budget and the deadline) → breaker → bulkhead: each attempt passes all three. */
 export class UpstreamResilience {
   private readonly breaker: SamplingCircuitBreaker;
   private readonly bulkhead: BulkheadPolicy;
   private readonly budget: RetryBudget;
-  private readonly random: () => number;
 
   constructor(private readonly options: ResilienceOptions) {
     const { service } = options;
     const now = options.now ?? Date.now;
     this.breaker = new SamplingCircuitBreaker(options.breaker, breakerOutcome, (state) => options.onCircuitStateChange?.(service, state), now);
     this.bulkhead = bulkhead(options.bulkhead.maxConcurrent, options.bulkhead.maxQueued);
-    this.budget = new RetryBudget(options.retry.budgetRatio, options.retry.budgetMinPerSecond, undefined, now);
-    this.random = options.random ?? Math.random;
+    this.budget = new RetryBudget(options.retry.budgetRatio, options.retry.budgetMinPerSecond, now);
   }
 
   get circuitState(): CircuitStateName {
@@ -82,43 +72,46 @@ export class UpstreamResilience {
 
   /** Runs `attempt` under the policies; `deadline` is the request's (epoch ms), `signal` aborts at it. */
   async execute<T>(idempotent: boolean, attempt: () => Promise<T>, deadline: number, signal?: AbortSignal): Promise<T> {
-    const once = () => this.guarded(attempt, signal);
-    if (!idempotent || this.options.retry.maxRetries === 0) return once();
-    this.budget.recordRequest();
-    const { maxRetries } = this.options.retry;
-    let retried = 0;
-    // Cockatiel asks after the last attempt too: a retry that will not happen must not take from the budget.
-    const retries = (err: Error): boolean => {
-      if (retried >= maxRetries || !this.shouldRetry(err, deadline)) return false;
-      retried += 1;
-      return true;
-    };
-    const policy = retry(handleWhen(retries), { maxAttempts: maxRetries, backoff: new JitteredBackoff(this.options.retry, this.random, deadline) });
-    policy.onRetry((event) => {
-      if ('error' in event && event.error instanceof UpstreamError) this.options.onRetry?.(this.options.service, event.attempt, event.delay, event.error);
-    });
+    const { service, retry: options } = this.options;
+    const once = () => this.breaker.execute(() => this.bulkhead.execute(attempt, signal));
     try {
+      if (!idempotent || options.maxRetries === 0) return await once();
+      this.budget.recordRequest();
+      let retried = 0;
+      // Cockatiel asks after the last attempt too: a retry that will not happen must not take from the budget.
+      const retries = (err: Error): boolean => {
+        if (retried >= options.maxRetries || !this.shouldRetry(err, deadline)) return false;
+        retried += 1;
+        return true;
+      };
+      const policy = retry(handleWhen(retries), { maxAttempts: options.maxRetries, backoff: this.backoff(deadline) });
+      policy.onRetry((event) => {
+        if ('error' in event && event.error instanceof UpstreamError) this.options.onRetry?.(service, event.attempt, event.delay, event.error);
+      });
       return await policy.execute(once, signal);
     } catch (err) {
-      // A wait cut short by the deadline surfaces as cockatiel's cancellation.
-      if (err instanceof TaskCancelledError) throw deadlineError(this.options.service);
+      // A wait (a backoff, a bulkhead queue) cut short by the deadline surfaces as cockatiel's cancellation.
+      if (err instanceof TaskCancelledError) throw deadlineError(service);
+      if (err instanceof CircuitOpenError) {
+        throw new UpstreamError(service, 'unavailable', { detail: 'its circuit is open after repeated failures; calls fail fast until it recovers' });
+      }
+      if (err instanceof BulkheadRejectedError) {
+        throw new UpstreamError(service, 'unavailable', { detail: 'the gateway is at its limit of concurrent calls to it; try again shortly' });
+      }
       throw err;
     }
   }
 
-  private async guarded<T>(attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    try {
-      return await this.breaker.execute(() => this.bulkhead.execute(attempt, signal));
-    } catch (err) {
-      if (err instanceof CircuitOpenError) {
-        throw new UpstreamError(this.options.service, 'unavailable', { detail: 'its circuit is open after repeated failures; calls fail fast until it recovers' });
-      }
-      if (err instanceof BulkheadRejectedError) {
-        throw new UpstreamError(this.options.service, 'unavailable', { detail: 'the gateway is at its limit of concurrent calls to it; try again shortly' });
-      }
-      if (err instanceof TaskCancelledError) throw deadlineError(this.options.service);
-      throw err;
-    }
+  /** Exponential backoff with full jitter; an upstream's `Retry-After` wins; never past the request's deadline. */
+  private backoff(deadline: number): IBackoffFactory<IRetryBackoffContext<unknown>> {
+    const { retry: { maxDelayMs, baseDelayMs }, random = Math.random } = this.options;
+    const next = (context: IRetryBackoffContext<unknown>): IBackoff<IRetryBackoffContext<unknown>> => {
+      const error = 'error' in context.result ? context.result.error : undefined;
+      const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** Math.max(0, context.attempt - 1));
+      const wanted = error instanceof UpstreamError && error.retryAfterMs !== undefined ? error.retryAfterMs : random() * ceiling;
+      return { duration: Math.max(0, Math.min(wanted, deadline - Date.now())), next };
+    };
+    return { next };
   }
 
   private shouldRetry(err: Error, deadline: number): boolean {
@@ -131,38 +124,39 @@ export class UpstreamResilience {
   }
 }
 
-/**
- * What a call says about the upstream's health, by the error's kind and status alone:
- * - a failure: no answer in time, a refused or reset connection, a 5xx;
- * - a success: any answer about the request or the record (2xx, 404 and every other 4xx, a body that is not JSON
- *   or a record of the wrong shape): the service is up, the record or the request is the problem;
- * - not counted: the gateway's own doing (the request's deadline, a call shed by the bulkhead or cancelled).
- */
-export function breakerOutcome(err: unknown): BreakerOutcome {
-  // Cockatiel's own errors (a shed or cancelled call) are not UpstreamErrors, so they are ignored here too.
+/** A failure is no answer or a 5xx; any other answer shows the service up; the gateway's own doing is ignored. */
+function breakerOutcome(err: unknown): BreakerOutcome {
   if (!(err instanceof UpstreamError) || err.deadlineExceeded) return 'ignored';
   const failed = noAnswer(err) || (err.failure === 'status' && (err.status ?? 0) >= 500);
   return failed ? 'failure' : 'success';
 }
 
-/** The service gave no answer: none in time, or no connection (an open circuit or shed load is not the service's doing). */
+/** No answer in time, or no connection (an open circuit or shed load is not the service's doing). */
 function noAnswer(err: UpstreamError): boolean {
   return err.failure === 'timeout' || (err.failure === 'unavailable' && err.connectionFailed);
 }
 
-/** Exponential backoff with full jitter; an upstream's `Retry-After` wins; never past the request's deadline. */
-class JitteredBackoff implements IBackoffFactory<IRetryBackoffContext<unknown>> {
-  constructor(
-    private readonly options: RetryOptions,
-    private readonly random: () => number,
-    private readonly deadline: number,
-  ) {}
+/** Finagle's and gRPC's retry budget: at most `ratio` of the last 10 s of requests, plus `minPerSecond`. */
+export class RetryBudget {
+  private readonly window: SlidingWindow;
 
-  next(context: IRetryBackoffContext<unknown>): IBackoff<IRetryBackoffContext<unknown>> {
-    const error = 'error' in context.result ? context.result.error : undefined;
-    const ceiling = Math.min(this.options.maxDelayMs, this.options.baseDelayMs * 2 ** Math.max(0, context.attempt - 1));
-    const wanted = error instanceof UpstreamError && error.retryAfterMs !== undefined ? error.retryAfterMs : this.random() * ceiling;
-    const duration = Math.max(0, Math.min(wanted, this.deadline - Date.now()));
-    return { duration, next: (c) => this.next(c) };
+  constructor(
+    private readonly ratio: number,
+    private readonly minPerSecond: number,
+    now: () => number = Date.now,
+  ) {
+    this.window = new SlidingWindow(10_000, now);
+  }
+
+  recordRequest(): void {
+    this.window.add(1, 0);
+  }
+
+  /** Takes one retry from the budget if there is one left. */
+  tryRetry(): boolean {
+    const [requests, retries] = this.window.totals();
+    if (retries + 1 > this.minPerSecond * 10 + this.ratio * requests) return false;
+    this.window.add(0, 1);
+    return true;
   }
 }

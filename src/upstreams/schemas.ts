@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { DECIMAL_PATTERN, isCalendarDate } from '../scalars';
-import { jsonType, withFastCheck } from './fieldPlan';
-import type { RecordOf } from './record';
+import { jsonType, withFastCheck, type RecordOf } from './record';
 
 /**
  * Zod primitives shared by both upstreams' DTOs.

@@ -2,7 +2,6 @@ import { Pool, type Dispatcher } from 'undici';
 import { codeOf, nameOf } from '../errors/errorFields';
 import { UpstreamError, type ServiceName } from '../errors/UpstreamError';
 import { isSuccess } from './assumptions';
-import { markWhenWritten, type WireMark } from './wireSignal';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
@@ -26,7 +25,6 @@ export interface TransportOptions {
   maxResponseBytes: number;
 }
 
-/** One request as the wire sees it. */
 export interface TransportRequest {
   method: HttpMethod;
   /** The path as a template (`/checks/:id`), for spans, logs and metrics: never with raw ids. */
@@ -34,10 +32,7 @@ export interface TransportRequest {
   /** The path to call, built only from encoded, validated segments. */
   path: string;
   query?: Record<string, string | number | undefined>;
-  /**
-   * Every header to send: the service's credentials and the gateway's own; the transport adds only `accept` and,
-   * with a body, `content-type`.
-   */
+  /** Every header but `accept` and `content-type`, which the transport adds. */
   headers: Record<string, string>;
   body?: unknown;
   /** Aborts the call when the GraphQL request's deadline passes. */
@@ -53,34 +48,39 @@ export interface Answer {
   text: string;
 }
 
-/** Sends one request; `wire` is set once the request is written (src/upstreams/wireSignal.ts). */
+/** Sends one request; `wire` is marked once the request is written. */
 export type Send = (req: TransportRequest, wire: WireMark) => Promise<Answer>;
 
-/** Behaviour wrapped around a Send, as undici composes interceptors onto a dispatcher (tracing, for one). */
+/** Behaviour wrapped around a Send, as undici composes interceptors onto a dispatcher (tracing). */
 export type SendLayer = (next: Send) => Send;
 
-/** Undici error codes (and socket errnos) that mean the service did not answer in time, or could not be reached. */
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
-const UNAVAILABLE_CODES = new Set([
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'UND_ERR_DESTROYED',
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-]);
+/** Set once an attempt is written to a connection: the service may have received it (the idempotency step keys on it). */
+export class WireMark {
+  written = false;
+}
 
-/**
- * The wire of one upstream service: a keep-alive undici pool with time budgets and a body size cap. Redirects are
- * never followed (undici's `request` does not follow them). What the answer means is read elsewhere (./answer.ts).
- */
+// Undici calls `onRequestStart` on a connected socket just before writing, and nowhere else (not on a failed connect).
+const markWhenWritten: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => {
+  // `request()` hands its options to `dispatch` as given, `opaque` included, though DispatchOptions does not type it.
+  const mark = 'opaque' in opts ? opts.opaque : undefined;
+  if (mark instanceof WireMark) {
+    // The handler is this request's own (undici makes one per dispatch), so its start is wrapped in place.
+    const start = handler.onRequestStart?.bind(handler);
+    handler.onRequestStart = (controller, context) => {
+      start?.(controller, context);
+      // A request whose signal fired while it waited for a connection is aborted here, before a byte is written.
+      if (!controller.aborted) mark.written = true;
+    };
+  }
+  return dispatch(opts, handler);
+};
+
+/** Undici codes and socket errnos of no answer in time; other failures without an answer are failed connections. */
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+/** One upstream's keep-alive pool with time budgets and a body size cap; redirects are never followed. */
 export class UpstreamTransport {
   private readonly pool: Pool;
-  /** The pool with the interceptor that tells whether each request was written (src/upstreams/wireSignal.ts). */
   private readonly dispatcher: Dispatcher;
   private readonly prefix: string;
 
@@ -96,11 +96,6 @@ export class UpstreamTransport {
       maxResponseSize: options.maxResponseBytes,
     });
     this.dispatcher = this.pool.compose(markWhenWritten);
-  }
-
-  /** This transport's Send with `layers` around it, the first outermost. */
-  compose(...layers: SendLayer[]): Send {
-    return layers.reduceRight<Send>((next, layer) => layer(next), (req, wire) => this.send(req, wire));
   }
 
   async send(req: TransportRequest, wire: WireMark): Promise<Answer> {
@@ -119,12 +114,11 @@ export class UpstreamTransport {
       signal: req.signal,
     });
     if (req.ignoreSuccessBody && isSuccess(res.statusCode)) {
-      // Drained so the connection can be reused; past the size cap undici closes it instead of reading on.
+      // Past the size cap undici closes the connection instead of draining on.
       await res.body.dump({ limit: this.options.maxResponseBytes, ...(req.signal ? { signal: req.signal } : {}) });
       return { status: res.statusCode, headers: res.headers, text: '' };
     }
-    // The pool's maxResponseSize cuts a body past the cap (UND_ERR_RES_EXCEEDED_MAX_SIZE); undici's own text()
-    // reads the rest far faster than iterating the stream chunk by chunk.
+    // Past the cap the pool's maxResponseSize fails the read (UND_ERR_RES_EXCEEDED_MAX_SIZE).
     return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
   }
 
@@ -137,27 +131,19 @@ export class UpstreamTransport {
 export function transportError(service: ServiceName, err: unknown, signal: AbortSignal | undefined): UpstreamError {
   if (err instanceof UpstreamError) return err;
   if (signal?.aborted) return deadlineError(service);
-  const code = errorCode(err);
+  // undici wraps socket errors one level deep.
+  const cause = typeof err === 'object' && err !== null && 'cause' in err ? err.cause : undefined;
+  const code = codeOf(err) ?? codeOf(cause);
   if (nameOf(err) === 'AbortError' || (code !== undefined && TIMEOUT_CODES.has(code))) {
     return new UpstreamError(service, 'timeout', { cause: err });
-  }
-  if (code !== undefined && UNAVAILABLE_CODES.has(code)) {
-    return new UpstreamError(service, 'unavailable', { detail: 'the connection failed', connectionFailed: true, cause: err });
   }
   if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
     return new UpstreamError(service, 'bad_response', { detail: 'the body is too large', cause: err });
   }
-  return new UpstreamError(service, 'unavailable', { detail: 'the call failed', connectionFailed: true, cause: err });
+  return new UpstreamError(service, 'unavailable', { detail: 'the connection failed', connectionFailed: true, cause: err });
 }
 
-/** The code of the error or of the nearest cause that has one. */
-function errorCode(err: unknown): string | undefined {
-  if (typeof err !== 'object' || err === null) return undefined;
-  const cause = 'cause' in err ? err.cause : undefined;
-  return codeOf(err) ?? (cause !== err ? errorCode(cause) : undefined);
-}
-
-/** `?a=1&b=2` of the defined values, or nothing: the query as the transport sends it. */
+/** `?a=1&b=2` of the defined values, or nothing. */
 export function queryString(query: TransportRequest['query']): string {
   if (!query) return '';
   const params = new URLSearchParams();

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { UpstreamError } from '../../src/errors/UpstreamError';
 import { Check } from '../../src/upstreams/pos/dto';
-import { BODY_IGNORED, UpstreamHttp, uuidSegment, type IgnoredBodyRequest, type UpstreamCallRecord, type UpstreamHttpOptions, type UpstreamRequest } from '../../src/upstreams/http';
+import { BODY_IGNORED, UpstreamHttp, uuidSegment, type UpstreamCallRecord, type UpstreamHttpOptions, type UpstreamRequest } from '../../src/upstreams/http';
 import { InputError } from '../../src/errors/InputError';
 import { checkRecord } from '../support/fixtures';
 import { closedPort, sendJson, startScriptedServer, type ScriptedHandler, type ScriptedServer } from '../support/upstreamServer';
@@ -38,8 +38,8 @@ function get<T>(path: string, response: UpstreamRequest<T>['response'], extra: P
   return { method: 'GET', route: path, path, headers: {}, response, ...extra };
 }
 
-function ignored(path: string): IgnoredBodyRequest {
-  return { method: 'GET', route: path, path, headers: {}, response: BODY_IGNORED };
+function ignored(path: string): UpstreamRequest<undefined> {
+  return { method: 'GET', route: path, path, headers: {}, ...BODY_IGNORED };
 }
 
 

@@ -1,4 +1,4 @@
-import { RetryBudget } from '../../src/upstreams/retryBudget';
+import { RetryBudget } from '../../src/upstreams/resilience';
 
 /** A clock the test moves by hand, starting on a whole second. */
 function clock(start = 1_700_000_000_000) {
@@ -20,7 +20,7 @@ function drain(budget: RetryBudget, cap = 1000): number {
 describe('RetryBudget', () => {
   it('allows ratio × requests retries in the window and refuses beyond', () => {
     const time = clock();
-    const budget = new RetryBudget(0.1, 0, 10, time.now);
+    const budget = new RetryBudget(0.1, 0, time.now);
     record(budget, 100);
     expect(drain(budget)).toBe(10);
     expect(budget.tryRetry()).toBe(false);
@@ -28,25 +28,25 @@ describe('RetryBudget', () => {
 
   it('adds minPerSecond × window seconds to the ratio', () => {
     const time = clock();
-    const budget = new RetryBudget(0.1, 1, 10, time.now);
+    const budget = new RetryBudget(0.1, 1, time.now);
     record(budget, 100);
     expect(drain(budget)).toBe(10 + 1 * 10);
   });
 
   it('allows the minimum to a quiet service that saw no requests', () => {
-    const budget = new RetryBudget(0.1, 1, 10, clock().now);
+    const budget = new RetryBudget(0.1, 1, clock().now);
     expect(drain(budget)).toBe(10);
   });
 
   it('refuses every retry with no requests and no minimum', () => {
-    const budget = new RetryBudget(0.1, 0, 10, clock().now);
+    const budget = new RetryBudget(0.1, 0, clock().now);
     record(budget, 9);
     expect(budget.tryRetry()).toBe(false);
   });
 
   it('counts requests and retries across the seconds of the window', () => {
     const time = clock();
-    const budget = new RetryBudget(0.1, 0, 10, time.now);
+    const budget = new RetryBudget(0.1, 0, time.now);
     record(budget, 50);
     time.advance(4_000);
     record(budget, 50);
@@ -57,7 +57,7 @@ describe('RetryBudget', () => {
 
   it('stays spent until the window has slid past the spent retries', () => {
     const time = clock();
-    const budget = new RetryBudget(0.1, 1, 10, time.now);
+    const budget = new RetryBudget(0.1, 1, time.now);
     record(budget, 100);
     expect(drain(budget)).toBe(20);
 
@@ -71,7 +71,7 @@ describe('RetryBudget', () => {
 
   it('drops only the seconds that left the window', () => {
     const time = clock();
-    const budget = new RetryBudget(0.1, 0, 10, time.now);
+    const budget = new RetryBudget(0.1, 0, time.now);
     record(budget, 100);
     expect(drain(budget)).toBe(10);
     time.advance(5_000);
@@ -87,7 +87,7 @@ describe('RetryBudget', () => {
 
   it('recovers fully after a long quiet spell', () => {
     const time = clock();
-    const budget = new RetryBudget(0.1, 0, 10, time.now);
+    const budget = new RetryBudget(0.1, 0, time.now);
     record(budget, 100);
     drain(budget);
     time.advance(60 * 60_000);

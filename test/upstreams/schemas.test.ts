@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { planOf, receivedOf, tableFor, type FieldPlan } from '../../src/upstreams/fieldPlan';
+import { planOf, receivedOf, tableFor, type FieldPlan } from '../../src/upstreams/record';
 import { dateString, int, moneyString, posTimestamp, uuid } from '../../src/upstreams/schemas';
 
 /** The fast check a primitive got (withFastCheck), found the way the record reader finds it. */

@@ -1,6 +1,5 @@
 import { UpstreamError } from '../../src/errors/UpstreamError';
-import { UpstreamTransport, transportError, type SendLayer } from '../../src/upstreams/transport';
-import { WireMark } from '../../src/upstreams/wireSignal';
+import { UpstreamTransport, WireMark, transportError } from '../../src/upstreams/transport';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../support/upstreamServer';
 
 let server: ScriptedServer | undefined;
@@ -14,24 +13,14 @@ afterEach(async () => {
 });
 
 describe('UpstreamTransport', () => {
-  it('composes layers onto its send, the first outermost, as undici composes interceptors', async () => {
+  it('sends JSON with the accept header and marks the wire written', async () => {
     server = await startScriptedServer((_req, res) => sendJson(res, 200, { ok: true }));
     transport = new UpstreamTransport({ baseUrl: server.url, connectTimeoutMs: 500, headersTimeoutMs: 1000, bodyTimeoutMs: 1000, connections: 1, maxResponseBytes: 1024 });
-    const order: string[] = [];
-    const layer =
-      (name: string): SendLayer =>
-      (next) =>
-      async (req, wire) => {
-        order.push(`${name} in`);
-        const answer = await next({ ...req, headers: { ...req.headers, [`x-${name}`]: '1' } }, wire);
-        order.push(`${name} out`);
-        return answer;
-      };
     const wire = new WireMark();
-    const answer = await transport.compose(layer('outer'), layer('inner'))({ method: 'GET', route: '/x', path: '/x', headers: {}, ignoreSuccessBody: false }, wire);
+    const answer = await transport.send({ method: 'POST', route: '/x', path: '/x', headers: { 'x-gateway': '1' }, body: { a: 1 }, ignoreSuccessBody: false }, wire);
     expect(answer).toMatchObject({ status: 200, text: '{"ok":true}' });
-    expect(order).toEqual(['outer in', 'inner in', 'inner out', 'outer out']);
-    expect(server.requests[0]?.headers).toMatchObject({ 'x-outer': '1', 'x-inner': '1', accept: 'application/json' });
+    expect(server.requests[0]?.headers).toMatchObject({ 'x-gateway': '1', accept: 'application/json', 'content-type': 'application/json' });
+    expect(server.requests[0]?.body).toBe('{"a":1}');
     expect(wire.written).toBe(true);
   });
 });

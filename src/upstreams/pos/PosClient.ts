@@ -1,6 +1,5 @@
 import type { ServiceCredentials } from '../../credentials';
-import { uuidSegment, type CallScope, type UpstreamHttp, type UpstreamRequest } from '../http';
-import { ScopedCaller, recordReader, type ClientRequest } from '../scopedCaller';
+import { ScopedCaller, recordReader, uuidSegment, type CallScope, type ClientRequest, type UpstreamHttp, type UpstreamRequest } from '../http';
 import { POS_REQUIRED_HEADERS, type PosTimestampUnit } from './assumptions';
 import { POS_SCHEMAS, type CheckRecord, type EmployeeListRecord } from './dto';
 

@@ -1,5 +1,4 @@
-import { BODY_IGNORED, uuidSegment, type CallScope, type IgnoredBodyRequest, type UpstreamHttp, type UpstreamRequest } from '../http';
-import { ScopedCaller, recordReader, type ClientRequest } from '../scopedCaller';
+import { BODY_IGNORED, ScopedCaller, recordReader, uuidSegment, type CallScope, type ClientRequest, type UpstreamHttp, type UpstreamRequest } from '../http';
 import { CALENDAR_RESPONSE_KEY, RESERVATION_READ, RESERVATION_REQUIRED_HEADERS } from './assumptions';
 import {
   CalendarEnvelope,
@@ -55,7 +54,7 @@ export class ReservationClient {
   }
 
   async createOffDay(body: OffDayBodyDto): Promise<void> {
-    await this.call('createOffDay', { method: 'POST', route: '/api/v1/off-days', path: '/api/v1/off-days', body: OffDayBody.parse(body), response: BODY_IGNORED });
+    await this.call('createOffDay', { method: 'POST', route: '/api/v1/off-days', path: '/api/v1/off-days', body: OffDayBody.parse(body), ...BODY_IGNORED });
   }
 
   async updatePaymentRequest(body: PaymentRequestBodyDto): Promise<void> {
@@ -64,7 +63,7 @@ export class ReservationClient {
       route: '/v1/reservation-payments',
       path: '/v1/reservation-payments',
       body: PaymentRequestBody.parse(body),
-      response: BODY_IGNORED,
+      ...BODY_IGNORED,
     });
   }
 
@@ -87,9 +86,7 @@ export class ReservationClient {
     return res;
   }
 
-  private call(operation: Operation, req: ClientRequest<IgnoredBodyRequest>): Promise<void>;
-  private call<T>(operation: Operation, req: ClientRequest<UpstreamRequest<T>>): Promise<T>;
-  private call<T>(operation: Operation, req: ClientRequest<UpstreamRequest<T>> | ClientRequest<IgnoredBodyRequest>): Promise<T | undefined> {
+  private call<T>(operation: Operation, req: ClientRequest<UpstreamRequest<T>>): Promise<T> {
     return this.caller.call(RESERVATION_REQUIRED_HEADERS[operation], req);
   }
 }
