@@ -135,7 +135,7 @@ export function liveServer(options: LiveServerOptions): LiveServer {
     if (variables.errors) return variables.errors.map((e) => new GraphQLError(e.message, { extensions: { code: ErrorCode.BAD_USER_INPUT } }));
     // Each read is judged as the query it runs, by the one cost model of HTTP requests.
     const estimate = estimateCost({ schema, document: query.document, operation: query.operation, variables: variables.coerced });
-    const refused = judgeCost(limits, options.cost, scope.request.record, { schema, ...query }, estimate);
+    const refused = judgeCost(limits, options.cost, scope.request.record, estimate);
     if (refused) return [refused];
     const header = scope.request.header;
     const key = pollKey(header, scope.query, operation, variables.coerced);
