@@ -16,6 +16,7 @@ const check = UpstreamRecord.of(Check, JSON.parse(JSON.stringify(createSampleSta
 function requestFor(query: string, variables: Record<string, unknown> = {}): GatewayGraphQLRequestContext {
   const document = parse(query);
   return {
+    source: query,
     document,
     operation: getOperationAST(document)!,
     operationName: null,
