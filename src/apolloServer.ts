@@ -7,15 +7,14 @@ import type { GatewayContext } from './context';
 import { createFormatError } from './errors/formatError';
 import { refusalStatusPlugin } from './http/refusalStatusPlugin';
 import { recordPlugin } from './observability/plugins/recordPlugin';
-import { documentLimits } from './limits/documentLimits';
-import { introspectionOff } from './limits/introspection';
+import { documentLimits, introspectionOff } from './limits/documentLimits';
 import { costLimitPlugin, type ClientCostPolicy } from './limits/costLimit';
 import type { Logger } from './logger';
 import { jitExecution, type JitExecution } from './execution/jitExecution';
 import { subscriptionsOverHttpPlugin } from './live/subscriptionsOverHttpPlugin';
 import { RECORD_TYPES, resolvers } from './resolvers';
 import { buildExecutableSchema, loadTypeDefs } from './schema';
-import { PinnedDocumentStore, type DocumentValidation } from './trustedDocuments';
+import { PinnedDocumentStore, type DocumentValidation } from './trustedDocuments/manifest';
 
 export interface ApolloServerOptions {
   config: Config;

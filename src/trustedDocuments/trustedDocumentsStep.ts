@@ -1,12 +1,30 @@
+import type { DocumentNode } from 'graphql';
 import { Counter } from 'prom-client';
 import { persistedQueryNotFound } from '../apq/cache';
-import { refusal, type GraphqlResponse, type GraphqlStep } from '../http/graphqlRoute';
+import { refusal, type GraphqlStep } from '../http/graphqlRoute';
 import { isWellFormedId, type OperationRequest } from '../http/operationRequests';
 import type { GatewayMetrics } from '../observability/metrics';
 import { sha256Hex } from '../sha256';
-import type { ManifestOperation } from './manifest';
+import { prepareDocuments, readManifests, type DocumentValidation, type ManifestOperation } from './manifest';
 
 export type TrustedDocumentsMode = 'off' | 'log' | 'enforce';
+
+/** What the gateway wires: the documents for Apollo's document store, and the route's step. */
+export interface TrustedDocuments {
+  /** Parses, validates and limit-checks every trusted document once; throws naming each invalid one. */
+  pin: (validation: DocumentValidation) => ReadonlyMap<string, DocumentNode>;
+  readonly step: GraphqlStep;
+}
+
+/** Reads the manifests (TRUSTED_DOCUMENTS; throws naming every bad file or operation); undefined when the mode is `off`. */
+export function createTrustedDocuments(options: { mode: TrustedDocumentsMode; paths: readonly string[]; metrics?: GatewayMetrics }): TrustedDocuments | undefined {
+  if (options.mode === 'off') return undefined;
+  const operations = readManifests(options.paths);
+  return {
+    pin: (validation) => prepareDocuments(operations, validation),
+    step: trustedDocumentsStep({ mode: options.mode, operations, metrics: options.metrics }),
+  };
+}
 
 export interface TrustedDocumentsStepOptions {
   /**
@@ -66,12 +84,16 @@ export function trustedDocumentsStep(options: TrustedDocumentsStepOptions): Grap
     const asked = request.read.operations;
     if (asked.length === 0) return next();
     const verdicts = asked.map(judge);
-    const refusal = verdicts.find((v): v is Extract<Verdict, { kind: 'refused' }> => v.kind === 'refused');
+    const refused = verdicts.find((v): v is Extract<Verdict, { kind: 'refused' }> => v.kind === 'refused');
     const hashes = verdicts.map((v) => (v.kind === 'trusted' ? v.operation.id : v.kind === 'untrusted' ? v.hash : undefined)).filter((h) => h !== undefined);
     request.record.document = { trusted: verdicts.every((v) => v.kind === 'trusted'), hashes };
-    if (refusal) {
-      counter?.inc({ document: refusal.code === 'PERSISTED_QUERY_NOT_IN_LIST' ? 'not_in_list' : 'not_found' });
-      return refuse(refusal);
+    if (refused?.code === 'PERSISTED_QUERY_NOT_FOUND') {
+      counter?.inc({ document: 'not_found' });
+      return persistedQueryNotFound();
+    }
+    if (refused) {
+      counter?.inc({ document: 'not_in_list' });
+      return refusal(400, refused.code, NOT_IN_LIST);
     }
     verdicts.forEach((v, i) => {
       if (v.kind !== 'apollo') counter?.inc({ document: v.kind });
@@ -85,8 +107,3 @@ export function trustedDocumentsStep(options: TrustedDocumentsStepOptions): Grap
     return next();
   };
 }
-
-function refuse(verdict: Extract<Verdict, { kind: 'refused' }>): Promise<GraphqlResponse> {
-  return Promise.resolve(verdict.code === 'PERSISTED_QUERY_NOT_FOUND' ? persistedQueryNotFound() : refusal(400, verdict.code, NOT_IN_LIST));
-}
-
