@@ -1,7 +1,7 @@
 import { getVariableValues } from 'graphql';
 import type { CompiledExecutor, GraphqlResponse } from '../http/graphqlRoute';
-import { limitRefusal, type ClientCostPolicy, type CostLimits } from '../limits/costLimit';
-import { estimateCost, type CostEstimate } from '../limits/costEstimate';
+import { judgeCost, type ClientCostPolicy, type CostLimits } from '../limits/costLimit';
+import { estimateCost } from '../limits/costEstimate';
 import { upstreamCallCount } from '../upstreams/events';
 import type { JitExecution } from './jitExecution';
 
@@ -52,13 +52,11 @@ export function compiledPath(options: CompiledPathOptions): CompiledExecutor {
       // Variables graphql-js refuses are Apollo's to word (BAD_USER_INPUT naming the field, HTTP 400).
       const variables = getVariableValues(compiled.schema, compiled.operation.variableDefinitions ?? [], values, { maxErrors: 1 });
       if (variables.errors) return undefined;
-      let estimate: CostEstimate;
       try {
-        estimate = estimateCost({ ...compiled, variables: variables.coerced });
-        if (limitRefusal(limits, estimate)) return undefined;
-        if (client && clients.cost.refusal(client, estimate)) return undefined;
+        // A refusal is Apollo's to answer (it judges again, alike); an admitted estimate is on the record and counted.
+        if (judgeCost(limits, clients?.cost, record, estimateCost({ ...compiled, variables: variables.coerced }))) return undefined;
       } catch {
-        return undefined; // whatever the checks cannot judge, Apollo answers as it always has
+        return undefined; // whatever the estimate cannot judge, Apollo answers as it always has
       }
 
       return (async (): Promise<GraphqlResponse | undefined> => {
@@ -74,10 +72,6 @@ export function compiledPath(options: CompiledPathOptions): CompiledExecutor {
           return undefined;
         }
         const { data } = result;
-        if (client) {
-          record.cost = estimate;
-          clients.cost.admitted(client, estimate);
-        }
         if (record.client) record.client.actualUpstreamCalls = upstreamCallCount(context.upstreamCalls);
         record.operations.push({ operationName: compiled.name, type: compiled.operation.operation, outcome: 'success', errorCodes: [], durationMs: performance.now() - started });
         if (client) clients.cost.answered(client, compiled, data);

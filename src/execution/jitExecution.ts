@@ -12,7 +12,8 @@ import {
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { GatewayContext } from '../context';
-import { coerceVariables, type ResolvedOperation } from '../limits/costLimit';
+import { coerceVariables } from '../limits/costLimit';
+import type { ResolvedOperation } from '../limits/costEstimate';
 
 /**
  * Execution through Apollo's gateway hook: graphql-jit for the query documents clients send again and again,
@@ -30,13 +31,6 @@ export interface JitExecutionOptions {
   trusted?: Iterable<DocumentNode>;
 }
 
-/** What the executor did, for tests: documents compiled, and executions by each engine. */
-export interface JitExecutionStats {
-  compiledDocuments: number;
-  compiledRuns: number;
-  interpretedRuns: number;
-}
-
 /** A document of one query operation, compiled, which the compiled executor may run without Apollo (src/execution/compiledPath.ts). */
 export interface CompiledOperation extends ResolvedOperation {
   /** null for an anonymous operation (as Apollo's plugins see it). */
@@ -47,7 +41,8 @@ export interface CompiledOperation extends ResolvedOperation {
 export interface JitExecution extends GatewayInterface {
   /** The operation compiled for this exact text and requested name, if any; else Apollo runs the request. */
   find(text: string, operationName: string | null | undefined): CompiledOperation | undefined;
-  stats(): JitExecutionStats;
+  /** What the executor did, for tests: documents compiled, and executions by each engine. */
+  stats(): Record<'compiledDocuments' | 'compiledRuns' | 'interpretedRuns', number>;
 }
 
 /** The gateway hook of Apollo Server serving `schema`, and the one cache of compiled operations, by exact text. */
@@ -58,7 +53,7 @@ export function jitExecution(schema: GraphQLSchema, options: JitExecutionOptions
   // store keeps while in use, so ever-new texts hold no memory here.
   const byText = new Map<string, CompiledOperation>();
   const uses = new WeakMap<DocumentNode, number>();
-  const stats: JitExecutionStats = { compiledDocuments: 0, compiledRuns: 0, interpretedRuns: 0 };
+  const stats = { compiledDocuments: 0, compiledRuns: 0, interpretedRuns: 0 };
 
   // Only a document of one query is compiled: a document of several operations would need Apollo's choice of one.
   const compile = (text: string, document: DocumentNode): CompiledOperation | undefined => {

@@ -45,14 +45,10 @@ export interface CostDirectives {
 
 const cache = new WeakMap<GraphQLSchema, CostDirectives>();
 
+/** Every `@cost` and `@listSize` of the schema, read once; throws naming each directive whose arguments are wrong. */
 export function costDirectivesOf(schema: GraphQLSchema): CostDirectives {
-  let directives = cache.get(schema);
-  if (!directives) cache.set(schema, (directives = readCostDirectives(schema)));
-  return directives;
-}
-
-/** Reads every `@cost` and `@listSize` of the schema; throws naming each directive whose arguments are wrong. */
-export function readCostDirectives(schema: GraphQLSchema): CostDirectives {
+  const cached = cache.get(schema);
+  if (cached) return cached;
   const fields = new Map<GraphQLField<unknown, unknown>, FieldCost>();
   const types = new Map<GraphQLNamedType, number>();
   const problems: string[] = [];
@@ -83,10 +79,12 @@ export function readCostDirectives(schema: GraphQLSchema): CostDirectives {
   }
   if (problems.length > 0) throw new Error(`Invalid cost directives in the schema:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   const none: FieldCost = { argumentWeights: new Map() };
-  return {
+  const directives: CostDirectives = {
     field: (field) => fields.get(field) ?? none,
     typeWeight: (type) => types.get(type) ?? (isCompositeType(type) ? 1 : 0),
   };
+  cache.set(schema, directives);
+  return directives;
 }
 
 /** The arguments of the directive `name` among `directives`, checked by `schema`; a problem is noted naming `where`. */

@@ -33,10 +33,14 @@ export interface CostEstimate {
 /** A list field without `@listSize` (a check's items, say) is assumed to hold this many elements. */
 export const DEFAULT_LIST_SIZE = 10;
 
-export interface EstimateInput {
+/** A resolved operation as the cost model walks it. */
+export interface ResolvedOperation {
   schema: GraphQLSchema;
   document: DocumentNode;
   operation: OperationDefinitionNode;
+}
+
+export interface EstimateInput extends ResolvedOperation {
   /** The variables as graphql-js coerced them (getVariableValues), defaults applied. */
   variables?: Readonly<Record<string, unknown>>;
 }
@@ -169,7 +173,7 @@ function sliceSize(listSize: ListSize, field: GraphQLField<unknown, unknown>, no
  * The cost of what was actually returned, by the estimate's weights with the lists' real lengths: what the client's
  * operation turned out to cost, for the metrics.
  */
-export function actualCost(input: Omit<EstimateInput, 'variables'> & { data: Readonly<Record<string, unknown>> | null | undefined }): number {
+export function actualCost(input: ResolvedOperation & { data: Readonly<Record<string, unknown>> | null | undefined }): number {
   const root = input.operation.operation === OperationTypeNode.MUTATION ? input.schema.getMutationType() : input.schema.getQueryType();
   if (!root || !input.data) return 0;
   return returnedCost(input.operation.selectionSet, root, input.data, walkOf(input.schema, input.document));

@@ -1,36 +1,20 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { GraphQLError, getVariableValues, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { GraphQLError, getVariableValues, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { ClientMetrics } from '../clients/clientMetrics';
 import type { KnownClient } from '../clients/clientsFile';
 import type { GatewayContext } from '../context';
 import type { RequestRecord } from '../http/requestRecord';
 import { ErrorCode } from '../errors/codes';
 import { upstreamCallCount } from '../upstreams/events';
-import { actualCost, estimateCost, type CostEstimate } from './costEstimate';
+import { actualCost, estimateCost, type CostEstimate, type ResolvedOperation } from './costEstimate';
 
-/** A resolved operation as the cost model walks it. */
-export interface ResolvedOperation {
-  schema: GraphQLSchema;
-  document: DocumentNode;
-  operation: OperationDefinitionNode;
-}
+/** The client cost policy: `admit` is judgeCost's step for a known client, `answered` the plugin's after the answer. */
+export type ClientCostPolicy = ReturnType<typeof clientCostPolicy>;
 
-/**
- * The client cost policy, for Apollo's plugin below and for operations run without Apollo (src/execution/compiledPath.ts):
- * each step is what the plugin does at one hook, so both paths judge, count and log alike.
- */
-export interface ClientCostPolicy {
-  /** The refusal of an operation over the client's `maxCost`, or introspection the client may not ask; nothing is recorded. */
-  refusal(client: KnownClient, estimate: CostEstimate): GraphQLError | undefined;
-  /** An admitted operation: its estimate in the metrics (the route puts the record's `cost` on the log line). */
-  admitted(client: KnownClient, estimate: CostEstimate): void;
-  /** The actual cost of what was answered, for the metrics. */
-  answered(client: KnownClient, resolved: ResolvedOperation, data: Record<string, unknown> | null | undefined): void;
-}
-
-export function clientCostPolicy(options: { metrics: ClientMetrics }): ClientCostPolicy {
+export function clientCostPolicy(options: { metrics: ClientMetrics }) {
   return {
-    refusal(client, estimate) {
+    /** The refusal of an operation over the client's `maxCost`, or of introspection its policy does not allow; else the estimate is counted. */
+    admit(client: KnownClient, estimate: CostEstimate): GraphQLError | undefined {
       if (!client.policy.introspectionAllowed && estimate.introspection) {
         return new GraphQLError(`Introspection is not allowed for client ${client.name}`, {
           extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } },
@@ -42,12 +26,11 @@ export function clientCostPolicy(options: { metrics: ClientMetrics }): ClientCos
           { extensions: { code: ErrorCode.COST_ESTIMATED_TOO_EXPENSIVE, cost: { estimated: estimate.cost, maximum: client.policy.maxCost }, http: { status: 400 } } },
         );
       }
+      options.metrics.estimated(client.name, estimate.cost, estimate.upstreamCalls);
       return undefined;
     },
-    admitted(client, estimate) {
-      options.metrics.estimated(client.name, estimate.cost, estimate.upstreamCalls);
-    },
-    answered(client, resolved, data) {
+    /** The actual cost of what was answered, for the metrics. */
+    answered(client: KnownClient, resolved: ResolvedOperation, data: Record<string, unknown> | null | undefined): void {
       options.metrics.actual(client.name, actualCost({ ...resolved, data }));
     },
   };
@@ -61,8 +44,12 @@ export interface CostLimits {
   maxCost: number;
 }
 
-/** The refusal of an operation whose estimate (src/limits/costEstimate.ts) is over MAX_UPSTREAM_CALLS or MAX_COST. */
-export function limitRefusal(limits: CostLimits, estimate: CostEstimate): GraphQLError | undefined {
+/**
+ * The one judgement of an estimate, for Apollo's plugin below, the compiled executor and live subscriptions: the
+ * gateway's limits (MAX_UPSTREAM_CALLS, then MAX_COST), then the known client's policy. A refusal is returned (the
+ * client's noted on the record for its metrics); an admitted estimate goes on the record and the client's metrics.
+ */
+export function judgeCost(limits: CostLimits, policy: ClientCostPolicy | undefined, record: RequestRecord, estimate: CostEstimate): GraphQLError | undefined {
   const refused = (message: string) => new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } } });
   if (estimate.upstreamCalls > limits.maxUpstreamCalls) {
     return refused(
@@ -70,27 +57,15 @@ export function limitRefusal(limits: CostLimits, estimate: CostEstimate): GraphQ
     );
   }
   if (estimate.cost > limits.maxCost) return refused(`Query Cost limit of ${limits.maxCost} exceeded, found ${estimate.cost} (MAX_COST).`);
-  return undefined;
-}
-
-/**
- * The one judgement of an estimate, for Apollo's plugin below and for live subscriptions (src/live): the gateway's
- * limits, then the known client's policy. A refusal is returned (the client's noted on the record for its metrics);
- * an admitted estimate goes on the record and into the client's metrics.
- */
-export function judgeCost(limits: CostLimits, policy: ClientCostPolicy | undefined, record: RequestRecord, estimate: CostEstimate): GraphQLError | undefined {
-  const over = limitRefusal(limits, estimate);
-  if (over) return over;
   const state = record.client;
   const client = policy && state?.known;
   if (!state || !client) return undefined;
-  const refused = policy.refusal(client, estimate);
-  if (refused) {
-    state.refusedBy = refused.extensions.code === ErrorCode.COST_ESTIMATED_TOO_EXPENSIVE ? 'cost' : 'introspection';
-    return refused;
+  const refusal = policy.admit(client, estimate);
+  if (refusal) {
+    state.refusedBy = refusal.extensions.code === ErrorCode.COST_ESTIMATED_TOO_EXPENSIVE ? 'cost' : 'introspection';
+    return refusal;
   }
   record.cost = estimate;
-  policy.admitted(client, estimate);
   return undefined;
 }
 
@@ -115,7 +90,8 @@ export function costLimitPlugin(limits: CostLimits, policy?: ClientCostPolicy): 
       const client = policy && state?.known;
       return {
         async didResolveOperation({ operation, document, schema, request }) {
-          if (!operation) return;
+          // A result the compiled executor made was judged there.
+          if (!operation || contextValue.compiledResult) return;
           const variables = coerceVariables(contextValue, schema, operation, request.variables);
           if (variables.errors) return;
           const refused = judgeCost(limits, policy, record, estimateCost({ schema, document, operation, variables: variables.coerced }));

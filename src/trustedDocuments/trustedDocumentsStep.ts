@@ -9,19 +9,15 @@ import { prepareDocuments, readManifests, type DocumentValidation, type Manifest
 
 export type TrustedDocumentsMode = 'off' | 'log' | 'enforce';
 
-/** What the gateway wires: the documents for Apollo's document store, and the route's step. */
-export interface TrustedDocuments {
-  /** Parses, validates and limit-checks every trusted document once; throws naming each invalid one. */
-  pin: (validation: DocumentValidation) => ReadonlyMap<string, DocumentNode>;
-  readonly step: GraphqlStep;
-}
-
-/** Reads the manifests (TRUSTED_DOCUMENTS; throws naming every bad file or operation); undefined when the mode is `off`. */
-export function createTrustedDocuments(options: { mode: TrustedDocumentsMode; paths: readonly string[]; metrics?: GatewayMetrics }): TrustedDocuments | undefined {
+/**
+ * Reads the manifests (TRUSTED_DOCUMENTS; throws naming every bad file or operation); undefined when the mode is `off`.
+ * `pin` parses, validates and limit-checks every trusted document once, for Apollo's document store.
+ */
+export function createTrustedDocuments(options: { mode: TrustedDocumentsMode; paths: readonly string[]; metrics?: GatewayMetrics }) {
   if (options.mode === 'off') return undefined;
   const operations = readManifests(options.paths);
   return {
-    pin: (validation) => prepareDocuments(operations, validation),
+    pin: (validation: DocumentValidation): ReadonlyMap<string, DocumentNode> => prepareDocuments(operations, validation),
     step: trustedDocumentsStep({ mode: options.mode, operations, metrics: options.metrics }),
   };
 }
@@ -39,11 +35,8 @@ export interface TrustedDocumentsStepOptions {
   metrics?: GatewayMetrics;
 }
 
-type Verdict =
-  | { kind: 'trusted'; operation: ManifestOperation }
-  | { kind: 'untrusted'; hash: string }
-  | { kind: 'refused'; code: 'PERSISTED_QUERY_NOT_IN_LIST' | 'PERSISTED_QUERY_NOT_FOUND' }
-  | { kind: 'apollo' };
+/** Refusals are named as the counter labels them. */
+type Verdict = { kind: 'trusted'; operation: ManifestOperation } | { kind: 'untrusted'; hash: string } | { kind: 'not_in_list' | 'not_found' | 'apollo' };
 
 const NOT_IN_LIST = 'Only trusted documents are accepted here: send the id of an operation from the trusted-document manifest, not the document text';
 
@@ -67,7 +60,7 @@ export function trustedDocumentsStep(options: TrustedDocumentsStepOptions): Grap
   const judge = ({ ask }: OperationRequest): Verdict => {
     if (ask.kind === 'none') return { kind: 'apollo' };
     if (ask.kind === 'text') {
-      if (mode === 'enforce') return { kind: 'refused', code: 'PERSISTED_QUERY_NOT_IN_LIST' };
+      if (mode === 'enforce') return { kind: 'not_in_list' };
       return { kind: 'untrusted', hash: ask.apqHash ?? sha256Hex(ask.query) };
     }
     const id = ask.id.toLowerCase();
@@ -76,7 +69,7 @@ export function trustedDocumentsStep(options: TrustedDocumentsStepOptions): Grap
     // Outside `enforce`, an unknown hash in Apollo's extension may be an automatic persisted query (src/apq/cache.ts).
     if (mode === 'log' && ask.via === 'persistedQuery') return { kind: 'untrusted', hash: id };
     // As Apollo answers an unknown persisted query: 200, so Apollo Client's links read the code and react.
-    return { kind: 'refused', code: 'PERSISTED_QUERY_NOT_FOUND' };
+    return { kind: 'not_found' };
   };
 
   return async (request, next) => {
@@ -84,16 +77,12 @@ export function trustedDocumentsStep(options: TrustedDocumentsStepOptions): Grap
     const asked = request.read.operations;
     if (asked.length === 0) return next();
     const verdicts = asked.map(judge);
-    const refused = verdicts.find((v): v is Extract<Verdict, { kind: 'refused' }> => v.kind === 'refused');
+    const refused = verdicts.find((v) => v.kind === 'not_in_list' || v.kind === 'not_found');
     const hashes = verdicts.map((v) => (v.kind === 'trusted' ? v.operation.id : v.kind === 'untrusted' ? v.hash : undefined)).filter((h) => h !== undefined);
     request.record.document = { trusted: verdicts.every((v) => v.kind === 'trusted'), hashes };
-    if (refused?.code === 'PERSISTED_QUERY_NOT_FOUND') {
-      counter?.inc({ document: 'not_found' });
-      return persistedQueryNotFound();
-    }
     if (refused) {
-      counter?.inc({ document: 'not_in_list' });
-      return refusal(400, refused.code, NOT_IN_LIST);
+      counter?.inc({ document: refused.kind });
+      return refused.kind === 'not_found' ? persistedQueryNotFound() : refusal(400, 'PERSISTED_QUERY_NOT_IN_LIST', NOT_IN_LIST);
     }
     verdicts.forEach((v, i) => {
       if (v.kind !== 'apollo') counter?.inc({ document: v.kind });

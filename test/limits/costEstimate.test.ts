@@ -1,5 +1,5 @@
 import { Kind, buildSchema, parse, type OperationDefinitionNode } from 'graphql';
-import { readCostDirectives } from '../../src/limits/costDirectives';
+import { costDirectivesOf } from '../../src/limits/costDirectives';
 import { DEFAULT_LIST_SIZE, actualCost, estimateCost } from '../../src/limits/costEstimate';
 import { SAMPLE } from '../../src/sandbox';
 import { loadTypeDefs } from '../../src/schema';
@@ -94,7 +94,7 @@ describe('estimateCost', () => {
   it('stops on cost directives whose arguments break the spec, naming the field', () => {
     const bad = buildSchema(`directive @cost(weight: String!) on FIELD_DEFINITION
       type Query { a: Int @cost(weight: "ten") }`);
-    expect(() => readCostDirectives(bad)).toThrow(/Query\.a @cost: weight must be a non-negative number/);
+    expect(() => costDirectivesOf(bad)).toThrow(/Query\.a @cost: weight must be a non-negative number/);
   });
 
   it('costs what was actually returned by the same weights, with the real list lengths', () => {
