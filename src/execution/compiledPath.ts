@@ -73,7 +73,7 @@ export function compiledPath(options: CompiledPathOptions): CompiledExecutor {
         }
         const { data } = result;
         if (record.client) record.client.actualUpstreamCalls = upstreamCallCount(context.upstreamCalls);
-        record.operations.push({ operationName: compiled.name, type: compiled.operation.operation, outcome: 'success', errorCodes: [], durationMs: performance.now() - started });
+        record.operations.push({ operationName: compiled.operation.name?.value ?? null, type: compiled.operation.operation, outcome: 'success', errorCodes: [], durationMs: performance.now() - started });
         if (client) clients.cost.answered(client, compiled, data);
         // As Apollo writes it: `JSON.stringify(result)`.
         return { status: 200, headers: new Map([['content-type', contentType]]), body: `${JSON.stringify({ data })}\n` };

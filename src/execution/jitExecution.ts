@@ -1,14 +1,13 @@
 import type { GatewayExecutor, GatewayGraphQLRequestContext, GatewayInterface } from '@apollo/server-gateway-interface';
 import {
   GraphQLError,
-  Kind,
   OperationTypeNode,
   execute,
+  getOperationAST,
   printSchema,
   type DocumentNode,
   type ExecutionResult,
   type GraphQLSchema,
-  type OperationDefinitionNode,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { GatewayContext } from '../context';
@@ -33,8 +32,6 @@ export interface JitExecutionOptions {
 
 /** A document of one query operation, compiled, which the compiled executor may run without Apollo (src/execution/compiledPath.ts). */
 export interface CompiledOperation extends ResolvedOperation {
-  /** null for an anonymous operation (as Apollo's plugins see it). */
-  readonly name: string | null;
   readonly query: CompiledQuery;
 }
 
@@ -57,12 +54,11 @@ export function jitExecution(schema: GraphQLSchema, options: JitExecutionOptions
 
   // Only a document of one query is compiled: a document of several operations would need Apollo's choice of one.
   const compile = (text: string, document: DocumentNode): CompiledOperation | undefined => {
-    const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-    const [operation] = operations;
-    if (operations.length !== 1 || operation?.operation !== OperationTypeNode.QUERY) return undefined;
+    const operation = getOperationAST(document);
+    if (operation?.operation !== OperationTypeNode.QUERY) return undefined;
     const query = compileQuery(schema, document, operation.name?.value);
     if (!isCompiledQuery(query)) return undefined; // graphql-js answers with its own errors
-    const compiled = { schema, document, operation, name: operation.name?.value ?? null, query };
+    const compiled = { schema, document, operation, query };
     byText.set(text, compiled);
     return compiled;
   };
@@ -70,7 +66,7 @@ export function jitExecution(schema: GraphQLSchema, options: JitExecutionOptions
 
   const find = (text: string, operationName: string | null | undefined): CompiledOperation | undefined => {
     const found = byText.get(text);
-    return found && (operationName == null || operationName === found.name) ? found : undefined;
+    return found && (operationName == null || operationName === found.operation.name?.value) ? found : undefined;
   };
 
   /** The compiled operation when the document has earned it, else undefined (graphql-js runs it). */

@@ -16,15 +16,11 @@ export interface FieldCost {
   weight?: number;
   /** Weights of the arguments that carry `@cost`, added when the operation gives them. */
   argumentWeights: ReadonlyMap<string, number>;
+  /** The `@listSize` arguments as given (the spec's defaults apply where they are null). */
   listSize?: ListSize;
 }
 
-export interface ListSize {
-  assumedSize?: number;
-  slicingArguments: readonly string[];
-  sizedFields: readonly string[];
-  requireOneSlicingArgument: boolean;
-}
+export type ListSize = z.infer<typeof ListSizeArgs>;
 
 // Checked here so that a typo in the SDL stops the start; that they match the SDL's declarations is checked by the
 // compiler in test/limits/costDirectives.test.ts (importing the generated types here would close an import cycle).
@@ -67,13 +63,7 @@ export function costDirectivesOf(schema: GraphQLSchema): CostDirectives {
         const weight = costOf(arg.astNode?.directives, `${where}(${arg.name})`);
         if (weight !== undefined) argumentWeights.set(arg.name, weight);
       }
-      const size = read(field.astNode?.directives, 'listSize', ListSizeArgs, where, problems);
-      const listSize: ListSize | undefined = size && {
-        ...(size.assumedSize == null ? {} : { assumedSize: size.assumedSize }),
-        slicingArguments: size.slicingArguments ?? [],
-        sizedFields: size.sizedFields ?? [],
-        requireOneSlicingArgument: size.requireOneSlicingArgument ?? true,
-      };
+      const listSize = read(field.astNode?.directives, 'listSize', ListSizeArgs, where, problems);
       fields.set(field, { weight: costOf(field.astNode?.directives, where), argumentWeights, ...(listSize ? { listSize } : {}) });
     }
   }

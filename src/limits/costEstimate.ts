@@ -130,7 +130,8 @@ function fieldCost(node: FieldNode, parent: GraphQLCompositeType, sized: Readonl
   let ownSize: number | undefined;
   if (directives.listSize) {
     const size = sliceSize(directives.listSize, field, node, walk);
-    if (directives.listSize.sizedFields.length > 0) childSized = new Map(directives.listSize.sizedFields.map((f) => [f, size]));
+    const sizedFields = directives.listSize.sizedFields ?? [];
+    if (sizedFields.length > 0) childSized = new Map(sizedFields.map((f) => [f, size]));
     else ownSize = size;
   }
   const children = node.selectionSet && isCompositeType(type) ? selectionSetCost(node.selectionSet, type, childSized, walk) : NOTHING;
@@ -149,7 +150,8 @@ function fieldCost(node: FieldNode, parent: GraphQLCompositeType, sized: Readonl
 /** The size a `@listSize` gives: the largest slicing argument given (or defaulted), else `assumedSize`, else the default. */
 function sliceSize(listSize: ListSize, field: GraphQLField<unknown, unknown>, node: FieldNode, walk: Walk): number {
   const sizes: number[] = [];
-  for (const name of listSize.slicingArguments) {
+  const slicing = listSize.slicingArguments ?? [];
+  for (const name of slicing) {
     const def = field.args.find((a) => a.name === name);
     if (!def) continue;
     const given = node.arguments?.find((a) => a.name.value === name);
@@ -159,8 +161,8 @@ function sliceSize(listSize: ListSize, field: GraphQLField<unknown, unknown>, no
     const value = absent ? def.defaultValue : valueFromAST(given.value, def.type, walk.variables);
     if (typeof value === 'number') sizes.push(Math.max(0, value));
   }
-  if (listSize.requireOneSlicingArgument && listSize.slicingArguments.length > 0 && sizes.length !== 1) {
-    throw new GraphQLError(`Give exactly one of ${listSize.slicingArguments.join(', ')} to ${field.name}`, {
+  if ((listSize.requireOneSlicingArgument ?? true) && slicing.length > 0 && sizes.length !== 1) {
+    throw new GraphQLError(`Give exactly one of ${slicing.join(', ')} to ${field.name}`, {
       nodes: [node],
       extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } },
     });
