@@ -58,10 +58,10 @@ const APQ_PREFIX = 'apq:';
  */
 export function persistedQueriesStep(cache: KeyValueCache<string>): GraphqlStep {
   return async (request, next) => {
-    const named = request.read.operations.filter((op) => op.wellFormed && !op.resolvedBy && op.ask.kind === 'id' && op.ask.via === 'persistedQuery');
     await Promise.all(
-      named.map(async (op) => {
-        const text = op.ask.kind === 'id' ? await cache.get(APQ_PREFIX + op.ask.id) : undefined;
+      request.read.operations.map(async (op) => {
+        if (!op.wellFormed || op.resolvedBy || op.ask.kind !== 'id' || op.ask.via !== 'persistedQuery') return;
+        const text = await cache.get(APQ_PREFIX + op.ask.id);
         if (text === undefined) return;
         op.query = text;
         op.resolvedBy = 'apq';

@@ -18,10 +18,9 @@ interface CompiledPathOptions {
 const MAX_ACCEPT_HEADERS = 64;
 
 /**
- * The executor of a POST of one compiled query, without Apollo Server: parse, validation, document limits and
- * compilation are done already, so only the variables, the cost limits and the execution are left. Whatever it does
- * not take (a refusal of any kind, a batch, a GET, an APQ registration, an accept header Apollo has not yet answered)
- * goes to Apollo before any work with an effect; a result with errors is handed to Apollo to format.
+ * Runs a POST of one compiled query without Apollo Server: only the variables, the cost and the execution are left.
+ * Anything else (a refusal, a batch, a GET, an APQ registration, an accept header Apollo has not answered yet) goes
+ * to Apollo before any work with an effect, and so does a result with errors, for Apollo to format.
  */
 export function compiledPath(options: CompiledPathOptions): CompiledExecutor {
   const { operations, limits, clients } = options;
@@ -71,12 +70,11 @@ export function compiledPath(options: CompiledPathOptions): CompiledExecutor {
           context.compiledResult = result;
           return undefined;
         }
-        const { data } = result;
         if (record.client) record.client.actualUpstreamCalls = upstreamCallCount(context.upstreamCalls);
         record.operations.push({ operationName: compiled.operation.name?.value ?? null, type: compiled.operation.operation, outcome: 'success', errorCodes: [], durationMs: performance.now() - started });
-        if (client) clients.cost.answered(client, compiled, data);
+        if (client) clients.cost.answered(client, compiled, result.data);
         // As Apollo writes it: `JSON.stringify(result)`.
-        return { status: 200, headers: new Map([['content-type', contentType]]), body: `${JSON.stringify({ data })}\n` };
+        return { status: 200, headers: new Map([['content-type', contentType]]), body: `${JSON.stringify({ data: result.data })}\n` };
       })();
     },
   };

@@ -15,11 +15,9 @@ import { coerceVariables } from '../limits/costLimit';
 import type { ResolvedOperation } from '../limits/costEstimate';
 
 /**
- * Execution through Apollo's gateway hook: graphql-jit for the query documents clients send again and again,
- * graphql-js for the rest. A document is compiled only once it has run `minUses` times, and at most
- * `maxCompiledDocuments` in a process: compiling costs many executions, and V8 keeps the generated code long after
- * the document is gone. Mutations always run on graphql-js, which stops at a failed root field as the spec's serial
- * execution requires (graphql-jit goes on with the next mutation).
+ * Compiling costs many executions, and V8 keeps the generated code long after the document is gone: hence `minUses`
+ * and `maxCompiledDocuments`. Mutations always run on graphql-js, which stops at a failed root field as the spec's
+ * serial execution requires (graphql-jit goes on with the next mutation).
  */
 export interface JitExecutionOptions {
   /** Runs of a document on graphql-js before it is compiled; a one-off document is never compiled. Default 3. */
@@ -30,7 +28,7 @@ export interface JitExecutionOptions {
   trusted?: Iterable<DocumentNode>;
 }
 
-/** A document of one query operation, compiled, which the compiled executor may run without Apollo (src/execution/compiledPath.ts). */
+/** A document of one query, compiled; the compiled executor may run it without Apollo (src/execution/compiledPath.ts). */
 export interface CompiledOperation extends ResolvedOperation {
   readonly query: CompiledQuery;
 }
@@ -42,12 +40,11 @@ export interface JitExecution extends GatewayInterface {
   stats(): Record<'compiledDocuments' | 'compiledRuns' | 'interpretedRuns', number>;
 }
 
-/** The gateway hook of Apollo Server serving `schema`, and the one cache of compiled operations, by exact text. */
+/** Apollo's gateway hook, executing on graphql-jit what was compiled and on graphql-js the rest; the one compile cache. */
 export function jitExecution(schema: GraphQLSchema, options: JitExecutionOptions = {}): JitExecution {
   const minUses = options.minUses ?? 3;
   const maxCompiled = options.maxCompiledDocuments ?? 50;
-  // Bounded by maxCompiled and the manifests; the uses are keyed by the parsed document, which Apollo's document
-  // store keeps while in use, so ever-new texts hold no memory here.
+  // Uses are keyed by the parsed document, which Apollo's document store keeps while in use: ever-new texts hold no memory.
   const byText = new Map<string, CompiledOperation>();
   const uses = new WeakMap<DocumentNode, number>();
   const stats = { compiledDocuments: 0, compiledRuns: 0, interpretedRuns: 0 };
@@ -85,8 +82,7 @@ export function jitExecution(schema: GraphQLSchema, options: JitExecutionOptions
     const context = request.context as GatewayContext;
     // Executed already by the compiled executor, which hands a result with errors to Apollo to format.
     if (context.compiledResult) return withGraphQLErrors(context.compiledResult);
-    // Coerced once per request (the cost limit plugin did it before us): graphql-js's errors, which Apollo makes
-    // BAD_USER_INPUT and our formatting names the field from (graphql-jit words and places them apart).
+    // Coerced once per request (by the cost limit plugin): graphql-js's errors, which Apollo makes BAD_USER_INPUT.
     const variables = coerceVariables(context, schema, request.operation, request.request.variables);
     if (variables.errors) return { errors: variables.errors };
     const compiled = request.operation.operation === OperationTypeNode.MUTATION ? undefined : compiledFor(request);

@@ -18,7 +18,7 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
-import { costDirectivesOf, type CostDirectives, type ListSize } from './costDirectives';
+import { costDirectivesOf, type ListSize } from './costDirectives';
 
 /** An operation's estimate, before execution: an upper bound (the check loader's de-duplication can only lower it). */
 export interface CostEstimate {
@@ -45,10 +45,7 @@ export interface EstimateInput extends ResolvedOperation {
   variables?: Readonly<Record<string, unknown>>;
 }
 
-interface Walk {
-  schema: GraphQLSchema;
-  directives: CostDirectives;
-  fragments: ReadonlyMap<string, FragmentDefinitionNode>;
+interface Walk extends Weights {
   variables: Readonly<Record<string, unknown>>;
   /** The names of the variables the walk read (slicing arguments given as variables). */
   read: Set<string>;
@@ -65,8 +62,7 @@ const MAX_REMEMBERED = 256;
 
 /**
  * Estimates an operation from the schema's `@cost` and `@listSize` directives (GraphQL Cost Directives spec), walked
- * once per operation and values of the variables the walk reads: it reads a variable wherever one is given as a
- * slicing argument, whatever its value, so two requests that agree on those get the same estimate.
+ * once per operation and values of the variables the walk reads (its slicing arguments', whatever their values).
  */
 export function estimateCost(input: EstimateInput): CostEstimate {
   const variables = input.variables ?? {};
@@ -75,9 +71,8 @@ export function estimateCost(input: EstimateInput): CostEstimate {
   const key = (reads: readonly string[]) => JSON.stringify(reads.map((name) => (variables[name] === undefined ? [] : [variables[name]])));
   const known = memory?.byValues.get(key(memory.reads));
   if (known) return known;
-  const walk: Walk = { ...walkOf(input.schema, input.document), variables, read: new Set(), introspection: false };
-  const root = input.operation.operation === OperationTypeNode.MUTATION ? input.schema.getMutationType() : input.schema.getQueryType();
-  const estimate = root ? selectionSetCost(input.operation.selectionSet, root, NONE_SIZED, walk) : { ...NOTHING };
+  const walk: Walk = { ...walkOf(input), variables, read: new Set(), introspection: false };
+  const estimate = walk.root ? selectionSetCost(input.operation.selectionSet, walk.root, NONE_SIZED, walk) : { ...NOTHING };
   if (walk.introspection) estimate.introspection = true;
   const current = memory ?? { reads: [...walk.read], byValues: new Map<string, CostEstimate>() };
   remembered.set(input.operation, current);
@@ -86,16 +81,17 @@ export function estimateCost(input: EstimateInput): CostEstimate {
   return estimate;
 }
 
-function walkOf(schema: GraphQLSchema, document: DocumentNode): Pick<Walk, 'schema' | 'directives' | 'fragments'> {
+type Weights = ReturnType<typeof walkOf>;
+
+/** What either walk reads: the schema's weights, the document's fragments, the operation's root type. */
+function walkOf({ schema, document, operation }: ResolvedOperation) {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
-  return { schema, directives: costDirectivesOf(schema), fragments };
+  const root = operation.operation === OperationTypeNode.MUTATION ? schema.getMutationType() : schema.getQueryType();
+  return { schema, directives: costDirectivesOf(schema), fragments, root };
 }
 
-/**
- * `sized`: the list sizes a parent's `@listSize(sizedFields:)` hands to fields of this selection (a page's `nodes`).
- * Fields under an abstract type's fragments are summed, an upper bound of the spec's maximum.
- */
+/** `sized`: the list sizes a parent's `@listSize(sizedFields:)` hands down (a page's `nodes`); fragments are summed. */
 function selectionSetCost(selectionSet: SelectionSetNode, parent: GraphQLCompositeType, sized: ReadonlyMap<string, number>, walk: Walk): CostEstimate {
   const total = { cost: 0, upstreamCalls: 0 };
   for (const selection of selectionSet.selections) {
@@ -171,17 +167,12 @@ function sliceSize(listSize: ListSize, field: GraphQLField<unknown, unknown>, no
   return listSize.assumedSize ?? DEFAULT_LIST_SIZE;
 }
 
-/**
- * The cost of what was actually returned, by the estimate's weights with the lists' real lengths: what the client's
- * operation turned out to cost, for the metrics.
- */
+/** The cost of what was actually returned, by the estimate's weights with the lists' real lengths. */
 export function actualCost(input: ResolvedOperation & { data: Readonly<Record<string, unknown>> | null | undefined }): number {
-  const root = input.operation.operation === OperationTypeNode.MUTATION ? input.schema.getMutationType() : input.schema.getQueryType();
-  if (!root || !input.data) return 0;
-  return returnedCost(input.operation.selectionSet, root, input.data, walkOf(input.schema, input.document));
+  const walk = walkOf(input);
+  if (!walk.root || !input.data) return 0;
+  return returnedCost(input.operation.selectionSet, walk.root, input.data, walk);
 }
-
-type Weights = ReturnType<typeof walkOf>;
 
 function returnedCost(selectionSet: SelectionSetNode, parent: GraphQLCompositeType, value: Readonly<Record<string, unknown>>, walk: Weights): number {
   let cost = 0;

@@ -45,9 +45,8 @@ export interface CostLimits {
 }
 
 /**
- * The one judgement of an estimate, for Apollo's plugin below, the compiled executor and live subscriptions: the
- * gateway's limits (MAX_UPSTREAM_CALLS, then MAX_COST), then the known client's policy. A refusal is returned (the
- * client's noted on the record for its metrics); an admitted estimate goes on the record and the client's metrics.
+ * The one judgement of an estimate (Apollo's plugin, the compiled executor, live subscriptions): the gateway's limits,
+ * then the known client's policy. An admitted estimate goes on the record and into the client's metrics.
  */
 export function judgeCost(limits: CostLimits, policy: ClientCostPolicy | undefined, record: RequestRecord, estimate: CostEstimate): GraphQLError | undefined {
   const refused = (message: string) => new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } } });
@@ -69,18 +68,14 @@ export function judgeCost(limits: CostLimits, policy: ClientCostPolicy | undefin
   return undefined;
 }
 
-/**
- * The request's variables coerced by graphql-js, once per request: the first caller (the plugin below, or the
- * executor) coerces, the others read the context. With graphql-js's `execute`'s bound on errors.
- */
+/** The request's variables coerced by graphql-js, once per request (with `execute`'s bound on errors): kept on the context. */
 export function coerceVariables(context: GatewayContext, schema: GraphQLSchema, operation: OperationDefinitionNode, raw: Record<string, unknown> | undefined): NonNullable<GatewayContext['variables']> {
   return (context.variables ??= getVariableValues(schema, operation.variableDefinitions ?? [], raw ?? {}, { maxErrors: 50 }));
 }
 
 /**
- * Demand control, after the operation is resolved and before anything executes, from one estimate over the coerced
- * variables (judgeCost). Variables graphql-js refuses are left to the executor, which answers with its errors.
- * Afterwards it records the upstream calls the request made, which the client policy step charges.
+ * Demand control before anything executes (judgeCost); variables graphql-js refuses are left to the executor, which
+ * answers with its errors. Afterwards it records the upstream calls made, which the client policy step charges.
  */
 export function costLimitPlugin(limits: CostLimits, policy?: ClientCostPolicy): ApolloServerPlugin<GatewayContext> {
   return {

@@ -27,10 +27,7 @@ export function documentLimits({ limits, blockFieldSuggestion }: DocumentLimitsO
   return { parseOptions: { maxLexicalTokens: limits.maxTokens }, validationRules: armor.validationRules, plugins: armor.plugins };
 }
 
-/**
- * Refuses `__schema` and `__type` (not `__typename`, which clients need) when introspection is off, naming the
- * gateway's setting where Apollo's own rule would name Apollo's option.
- */
+/** Refuses `__schema` and `__type` (not `__typename`) naming the gateway's setting, where Apollo's rule names its option. */
 export const introspectionOff: ValidationRule = (context) => ({
   Field(node) {
     if (node.name.value === '__schema' || node.name.value === '__type') {

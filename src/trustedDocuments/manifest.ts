@@ -34,10 +34,7 @@ function describe(op: ManifestOperation): string {
   return `operation ${op.name} (id ${op.id.slice(0, 12)}…) in ${op.source}`;
 }
 
-/**
- * Reads manifests, checks their format and that each id is the SHA-256 of its body, and merges them by id. Several
- * manifests (one per app release still in use) may list the same operation; the same id always means the same body.
- */
+/** Reads manifests (one per app release still in use), checks each id is the SHA-256 of its body, and merges them by id. */
 export function readManifests(paths: readonly string[]): Map<string, ManifestOperation> {
   const byId = new Map<string, ManifestOperation>();
   const problems: string[] = [];
@@ -73,10 +70,7 @@ export interface DocumentValidation {
   parseOptions: ParseOptions;
 }
 
-/**
- * Parses, validates and limit-checks every trusted document once, at start; any failure stops the start naming each
- * operation that failed and why. The cost limits depend on variables and still run per request.
- */
+/** Parses, validates and limit-checks every trusted document once, at start; throws naming each that failed and why. */
 export function prepareDocuments(operations: ReadonlyMap<string, ManifestOperation>, validation: DocumentValidation): Map<string, DocumentNode> {
   const documents = new Map<string, DocumentNode>();
   const problems: string[] = [];

@@ -9,10 +9,7 @@ import { prepareDocuments, readManifests, type DocumentValidation, type Manifest
 
 export type TrustedDocumentsMode = 'off' | 'log' | 'enforce';
 
-/**
- * Reads the manifests (TRUSTED_DOCUMENTS; throws naming every bad file or operation); undefined when the mode is `off`.
- * `pin` parses, validates and limit-checks every trusted document once, for Apollo's document store.
- */
+/** Reads the manifests (TRUSTED_DOCUMENTS; throws naming every bad file or operation); undefined when the mode is `off`. */
 export function createTrustedDocuments(options: { mode: TrustedDocumentsMode; paths: readonly string[]; metrics?: GatewayMetrics }) {
   if (options.mode === 'off') return undefined;
   const operations = readManifests(options.paths);
@@ -41,13 +38,11 @@ type Verdict = { kind: 'trusted'; operation: ManifestOperation } | { kind: 'untr
 const NOT_IN_LIST = 'Only trusted documents are accepted here: send the id of an operation from the trusted-document manifest, not the document text';
 
 /**
- * Trusted documents at the HTTP layer: a request naming a trusted id runs its manifest body, which Apollo finds
- * parsed and validated in its document store (PinnedDocumentStore); free-form documents are logged (`log`) or
- * refused (`enforce`). A batch is trusted only when all its operations are, and refused when any is.
+ * A request naming a trusted id runs its manifest body, which Apollo finds parsed and validated in its document store
+ * (PinnedDocumentStore). A batch is trusted only when all its operations are, and refused when any is.
  */
 export function trustedDocumentsStep(options: TrustedDocumentsStepOptions): GraphqlStep {
   const mode = options.mode ?? 'log';
-  const { operations } = options;
   const counter = options.metrics
     ? new Counter({
         name: 'tablegraph_graphql_documents_total',
@@ -64,7 +59,7 @@ export function trustedDocumentsStep(options: TrustedDocumentsStepOptions): Grap
       return { kind: 'untrusted', hash: ask.apqHash ?? sha256Hex(ask.query) };
     }
     const id = ask.id.toLowerCase();
-    const operation = isWellFormedId(id) ? operations.get(id) : undefined;
+    const operation = isWellFormedId(id) ? options.operations.get(id) : undefined;
     if (operation) return { kind: 'trusted', operation };
     // Outside `enforce`, an unknown hash in Apollo's extension may be an automatic persisted query (src/apq/cache.ts).
     if (mode === 'log' && ask.via === 'persistedQuery') return { kind: 'untrusted', hash: id };
