@@ -58,8 +58,8 @@ export function createExecution(options: ApolloServerOptions): Execution {
   const validationRules = [...documentRules.validationRules, ...(config.introspection ? [] : [introspectionOff])];
   const formatError = createFormatError(logger);
   const pinned = options.pinDocuments?.({ schema, validationRules, parseOptions: documentRules.parseOptions });
-  // The trusted documents are compiled at start, like their parse and validation.
-  const gateway = jitExecution(schema, { ...config.execution, trusted: pinned?.values() });
+  // For the compiled executor, the trusted documents are compiled at start, like their parse and validation.
+  const gateway = jitExecution(schema, { ...config.execution, trusted: config.execution.compiledPath ? pinned?.values() : undefined });
   const apollo = new ApolloServer<GatewayContext>({
     gateway,
     documentStore: pinned ? new PinnedDocumentStore(pinned, recent) : recent,
