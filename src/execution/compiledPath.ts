@@ -60,7 +60,6 @@ export function compiledPath(options: CompiledPathOptions): CompiledExecutor {
 
       return (async (): Promise<GraphqlResponse | undefined> => {
         const context = await request.context();
-        context.variables = variables;
         // Timed from here, as Apollo's plugins time from requestDidStart (after the context).
         const started = performance.now();
         record.execution = 'compiled';

@@ -90,8 +90,7 @@ export function jitExecution(schema: GraphQLSchema, options: JitExecutionOptions
     if (!compiled) {
       stats.interpretedRuns += 1;
       // graphql-js's execute takes raw values only, and coerces them again itself.
-      const result = await execute({ schema, document: request.document, contextValue: context, variableValues: raw, operationName: request.operationName });
-      return result as ExecutionResult<Record<string, unknown>>;
+      return (await execute({ schema, document: request.document, contextValue: context, variableValues: raw, operationName: request.operationName })) as ExecutionResult<Record<string, unknown>>;
     }
     stats.compiledRuns += 1;
     // graphql-jit too takes raw values only, and coerces them again inside the compiled query.

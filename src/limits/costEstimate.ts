@@ -55,9 +55,8 @@ interface Walk extends Weights {
 const NONE_SIZED: ReadonlyMap<string, number> = new Map();
 const NOTHING: CostEstimate = { cost: 0, upstreamCalls: 0 };
 
-/** Per operation: the variables its walk reads (the same for every walk), and the estimates by their values. */
+/** Per operation: the variables its walk reads (the same for every walk), and up to MAX_REMEMBERED estimates by their values. */
 const remembered = new WeakMap<OperationDefinitionNode, { reads: string[]; byValues: Map<string, CostEstimate> }>();
-/** Distinct values remembered per operation before the memory starts over. */
 const MAX_REMEMBERED = 256;
 
 /**

@@ -68,9 +68,13 @@ export function judgeCost(limits: CostLimits, policy: ClientCostPolicy | undefin
   return undefined;
 }
 
-/** The request's variables coerced by graphql-js, once per request (with `execute`'s bound on errors): kept on the context. */
-export function coerceVariables(context: GatewayContext, schema: GraphQLSchema, operation: OperationDefinitionNode, raw: Record<string, unknown> | undefined): NonNullable<GatewayContext['variables']> {
-  return (context.variables ??= getVariableValues(schema, operation.variableDefinitions ?? [], raw ?? {}, { maxErrors: 50 }));
+/** The variables coerced by graphql-js once per operation and values (a batch's operations share one context). */
+export function coerceVariables(context: GatewayContext, schema: GraphQLSchema, operation: OperationDefinitionNode, raw: Record<string, unknown> | undefined) {
+  const kept = context.variables;
+  if (kept?.operation === operation && kept.raw === raw) return kept.values;
+  const values = getVariableValues(schema, operation.variableDefinitions ?? [], raw ?? {}, { maxErrors: 50 });
+  context.variables = { operation, raw, values };
+  return values;
 }
 
 /**

@@ -69,6 +69,14 @@ describe('jitExecution', () => {
     expect(execution.stats()).toEqual({ compiledDocuments: 2, compiledRuns: 2, interpretedRuns: 3 });
   });
 
+  it('coerces each operation of a batch with its own variables, though they share one context', async () => {
+    const execute = await executorOf(jitExecution(schema));
+    const bad = requestFor(query, { id: null });
+    const good = { ...requestFor(query, { id: SAMPLE.laTerrazza.openCheckId }), context: bad.context };
+    expect((await execute(bad)).errors?.[0]?.message).toMatch(/^Variable "\$id" of non-null type "ID!" must not be null/);
+    expect((await execute(good)).errors).toBeUndefined();
+  });
+
   it('refuses a bad variable of a compiled document with graphql-js errors', async () => {
     const execution = jitExecution(schema, { minUses: 1 });
     const execute = await executorOf(execution);
