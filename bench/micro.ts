@@ -8,7 +8,7 @@ import { createSampleState, SAMPLE } from '../src/sandbox';
 import { buildExecutableSchema, loadTypeDefs } from '../src/schema';
 import { sha256Hex } from '../src/sha256';
 import { Check } from '../src/upstreams/pos/dto';
-import { trustedDocumentsStep } from '../src/trustedDocuments';
+import { trustedDocumentsStep } from '../src/trustedDocuments/trustedDocumentsStep';
 import type { GraphqlRequest } from '../src/http/graphqlRoute';
 import { operationsOfBody } from '../src/http/operationRequests';
 import { createRequestRecord } from '../src/http/requestRecord';

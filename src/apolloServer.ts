@@ -7,16 +7,14 @@ import type { GatewayContext } from './context';
 import { createFormatError } from './errors/formatError';
 import { refusalStatusPlugin } from './http/refusalStatusPlugin';
 import { recordPlugin } from './observability/plugins/recordPlugin';
-import { documentLimits } from './limits/documentLimits';
-import { introspectionOff } from './limits/introspection';
+import { documentLimits, introspectionOff } from './limits/documentLimits';
 import { costLimitPlugin, type ClientCostPolicy } from './limits/costLimit';
 import type { Logger } from './logger';
-import { CompiledOperations } from './execution/compiledOperations';
-import { jitExecution } from './execution/jitExecution';
+import { jitExecution, type JitExecution } from './execution/jitExecution';
 import { subscriptionsOverHttpPlugin } from './live/subscriptionsOverHttpPlugin';
 import { RECORD_TYPES, resolvers } from './resolvers';
 import { buildExecutableSchema, loadTypeDefs } from './schema';
-import { PinnedDocumentStore, type DocumentValidation } from './trustedDocuments';
+import { PinnedDocumentStore, type DocumentValidation } from './trustedDocuments/manifest';
 
 export interface ApolloServerOptions {
   config: Config;
@@ -38,12 +36,8 @@ export interface ApolloServerOptions {
 export interface Execution {
   apollo: ApolloServer<GatewayContext>;
   schema: GraphQLSchema;
-  /**
-   * The trusted documents' queries compiled at start, and the texts compiled after repeated use; none with
-   * COMPILED_PATH off (nothing would run them). Trusted documents are compiled outside JIT_MAX_DOCUMENTS: the
-   * manifests bound them.
-   */
-  compiled: CompiledOperations | undefined;
+  /** The compiled operations, for the compiled executor; none with COMPILED_PATH off. */
+  compiled: JitExecution | undefined;
   /** The `formatError` Apollo formats every error with. */
   formatError: ReturnType<typeof createFormatError>;
   /** The parse options and validation rules every request's document gets (the document limits), for subscriptions. */
@@ -64,11 +58,10 @@ export function createExecution(options: ApolloServerOptions): Execution {
   const validationRules = [...documentRules.validationRules, ...(config.introspection ? [] : [introspectionOff])];
   const formatError = createFormatError(logger);
   const pinned = options.pinDocuments?.({ schema, validationRules, parseOptions: documentRules.parseOptions });
-  const compiled = config.execution.compiledPath ? new CompiledOperations(schema) : undefined;
-  // Compiled at start, like their parse and validation; the text is the one their id is the SHA-256 of.
-  if (compiled && pinned) for (const document of pinned.values()) if (document.loc) compiled.addTrusted(document.loc.source.body, document);
+  // For the compiled executor, the trusted documents are compiled at start, like their parse and validation.
+  const gateway = jitExecution(schema, { ...config.execution, trusted: config.execution.compiledPath ? pinned?.values() : undefined });
   const apollo = new ApolloServer<GatewayContext>({
-    gateway: jitExecution(schema, config.execution, compiled),
+    gateway,
     documentStore: pinned ? new PinnedDocumentStore(pinned, recent) : recent,
     // The process's signals are main.ts's business: Apollo's own handler would stop it in the middle of the drain.
     stopOnTerminationSignals: false,
@@ -98,5 +91,5 @@ export function createExecution(options: ApolloServerOptions): Execution {
       ...(options.plugins ?? []),
     ],
   });
-  return { apollo, schema, compiled, formatError, documentRules: { parseOptions: documentRules.parseOptions, validationRules } };
+  return { apollo, schema, compiled: config.execution.compiledPath ? gateway : undefined, formatError, documentRules: { parseOptions: documentRules.parseOptions, validationRules } };
 }

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type DataLoader from 'dataloader';
-import type { ExecutionResult } from 'graphql';
+import type { ExecutionResult, getVariableValues, OperationDefinitionNode } from 'graphql';
 import type { Config } from './config';
 import { ServiceCredentials } from './credentials';
 import { createRequestRecord, type RequestRecord } from './http/requestRecord';
@@ -35,6 +35,8 @@ export interface GatewayContext {
   record: RequestRecord;
   /** A result the compiled executor made, with errors, for Apollo to format (src/execution/compiledPath.ts). */
   compiledResult?: ExecutionResult;
+  /** An operation's variables as graphql-js coerced them (src/limits/costLimit.ts coerceVariables). */
+  variables?: { operation: OperationDefinitionNode; raw: unknown; values: ReturnType<typeof getVariableValues> };
 }
 
 export interface ContextDeps {

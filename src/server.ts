@@ -19,7 +19,7 @@ import { UpstreamDeviations } from './observability/deviations';
 import { GatewayMetrics } from './observability/metrics';
 import { observabilityHooks } from './observability/upstreamHooks';
 import { openRedisConnection } from './redis/connection';
-import { createTrustedDocuments } from './trustedDocuments';
+import { createTrustedDocuments } from './trustedDocuments/trustedDocumentsStep';
 import { combineEvents, createUpstreams, loggingHooks } from './upstreams';
 import { createSharedReads } from './upstreams/readMarks';
 import type { SharedReads } from './upstreams/sharedReads';

@@ -1,4 +1,4 @@
-import { ErrorsAreMissesCache, InMemoryLRUCache, type KeyValueCache, type KeyValueCacheSetOptions } from '@apollo/utils.keyvaluecache';
+import { InMemoryLRUCache, type KeyValueCache, type KeyValueCacheSetOptions } from '@apollo/utils.keyvaluecache';
 import type Redis from 'ioredis';
 import { refusal, type GraphqlResponse, type GraphqlStep } from '../http/graphqlRoute';
 import type { RedisConnection } from '../redis/connection';
@@ -12,60 +12,38 @@ export interface PersistedQueryCacheOptions {
 
 /**
  * The automatic persisted queries store: a bounded in-memory LRU, and Redis behind it when REDIS_URL is set so
- * replicas share registrations. Redis trouble is never a request's trouble: its errors are misses (Apollo's
- * ErrorsAreMissesCache), commands fail fast while it is away (src/redis/connection.ts), and the local tier keeps
- * serving what this replica has seen.
+ * replicas share registrations. Redis trouble is never a request's trouble: its errors are misses, its writes best
+ * effort (commands fail fast while it is away, src/redis/connection.ts), and the local tier keeps serving.
  */
 export function createPersistedQueryCache(options: PersistedQueryCacheOptions): KeyValueCache<string> {
   const local = new InMemoryLRUCache<string>({ maxSize: options.maxBytes, sizeCalculation: (v: string) => Buffer.byteLength(v) || 1 });
-  if (!options.redis) return local;
-  const remote = new ErrorsAreMissesCache(new RedisKeyValueCache(options.redis.client, 'tablegraph:apq:'));
-  return new TieredCache(local, remote);
+  return options.redis ? new SharedCache(local, options.redis.client) : local;
 }
 
-/** A KeyValueCache over one Redis connection; ttl in seconds as Apollo gives it. */
-export class RedisKeyValueCache implements KeyValueCache<string> {
-  constructor(
-    private readonly redis: Redis,
-    private readonly prefix: string,
-  ) {}
+const REDIS_PREFIX = 'tablegraph:apq:';
 
-  async get(key: string): Promise<string | undefined> {
-    return (await this.redis.get(this.prefix + key)) ?? undefined;
-  }
-
-  async set(key: string, value: string, options?: KeyValueCacheSetOptions): Promise<void> {
-    if (options?.ttl) await this.redis.set(this.prefix + key, value, 'EX', Math.ceil(options.ttl));
-    else await this.redis.set(this.prefix + key, value);
-  }
-
-  async delete(key: string): Promise<boolean> {
-    return (await this.redis.del(this.prefix + key)) > 0;
-  }
-}
-
-/** Local first, then the shared tier (filling the local one on a hit); writes go to both. */
-class TieredCache implements KeyValueCache<string> {
+/** Local first, then Redis (filling the local tier on a hit); writes go to both. Ttl in seconds, as Apollo gives it. */
+class SharedCache implements KeyValueCache<string> {
   constructor(
     private readonly local: KeyValueCache<string>,
-    private readonly shared: KeyValueCache<string>,
+    private readonly redis: Redis,
   ) {}
 
   async get(key: string): Promise<string | undefined> {
     const hit = await this.local.get(key);
     if (hit !== undefined) return hit;
-    const shared = await this.shared.get(key);
+    const shared = (await this.redis.get(REDIS_PREFIX + key).catch(() => null)) ?? undefined;
     if (shared !== undefined) await this.local.set(key, shared);
     return shared;
   }
 
-  /** The shared tier's writes are best effort: ErrorsAreMissesCache only covers reads, and Redis may be away. */
   async set(key: string, value: string, options?: KeyValueCacheSetOptions): Promise<void> {
-    await Promise.all([this.local.set(key, value, options), this.shared.set(key, value, options).catch(() => undefined)]);
+    const shared = options?.ttl ? this.redis.set(REDIS_PREFIX + key, value, 'EX', Math.ceil(options.ttl)) : this.redis.set(REDIS_PREFIX + key, value);
+    await Promise.all([this.local.set(key, value, options), shared.catch(() => undefined)]);
   }
 
-  async delete(key: string): Promise<boolean | void> {
-    await Promise.all([this.local.delete(key), this.shared.delete(key).catch(() => undefined)]);
+  async delete(key: string): Promise<void> {
+    await Promise.all([this.local.delete(key), this.redis.del(REDIS_PREFIX + key).catch(() => undefined)]);
   }
 }
 
@@ -80,10 +58,10 @@ const APQ_PREFIX = 'apq:';
  */
 export function persistedQueriesStep(cache: KeyValueCache<string>): GraphqlStep {
   return async (request, next) => {
-    const named = request.read.operations.filter((op) => op.wellFormed && !op.resolvedBy && op.ask.kind === 'id' && op.ask.via === 'persistedQuery');
     await Promise.all(
-      named.map(async (op) => {
-        const text = op.ask.kind === 'id' ? await cache.get(APQ_PREFIX + op.ask.id) : undefined;
+      request.read.operations.map(async (op) => {
+        if (!op.wellFormed || op.resolvedBy || op.ask.kind !== 'id' || op.ask.via !== 'persistedQuery') return;
+        const text = await cache.get(APQ_PREFIX + op.ask.id);
         if (text === undefined) return;
         op.query = text;
         op.resolvedBy = 'apq';

@@ -1,12 +1,13 @@
 import { getVariableValues } from 'graphql';
 import type { CompiledExecutor, GraphqlResponse } from '../http/graphqlRoute';
-import { limitRefusal, recordCalls, type ClientCostPolicy, type CostLimits } from '../limits/costLimit';
-import { estimateRemembered, type CostEstimate } from '../limits/costEstimate';
+import { judgeCost, type ClientCostPolicy, type CostLimits } from '../limits/costLimit';
+import { estimateCost } from '../limits/costEstimate';
 import { upstreamCallCount } from '../upstreams/events';
-import type { CompiledOperations } from './compiledOperations';
+import type { JitExecution } from './jitExecution';
 
 interface CompiledPathOptions {
-  operations: CompiledOperations;
+  /** Where the compiled operations are found (the trusted documents, and texts compiled after repeated use). */
+  operations: Pick<JitExecution, 'find'>;
   /** MAX_UPSTREAM_CALLS and MAX_COST, as the cost limit plugin applies them. */
   limits: CostLimits;
   /** The client cost policy, when a clients file is loaded. */
@@ -17,16 +18,9 @@ interface CompiledPathOptions {
 const MAX_ACCEPT_HEADERS = 64;
 
 /**
- * A compiled operation's execution without Apollo Server (issue 14): for a POST of one query whose exact text was
- * compiled (a trusted document, or a text Apollo validated and compiled after repeated use), the parse, validation,
- * document limits and compilation are done already, so only what depends on the request is left: the variables,
- * the upstream-call limit and the client's cost policy, and the execution.
- *
- * Everything else is Apollo's, done once: a request this executor does not take (a refusal of any kind, a batch, a
- * GET, an APQ registration, an accept header Apollo has not yet answered) goes to Apollo before any work with an
- * effect; the content type is the one Apollo chose for the same accept header; a result with errors is handed to
- * Apollo (the jit executor returns it, src/execution/jitExecution.ts), which formats the errors and sets the status
- * as it does for its own executions. The route reads, records and writes the outcome.
+ * Runs a POST of one compiled query without Apollo Server: only the variables, the cost and the execution are left.
+ * Anything else (a refusal, a batch, a GET, an APQ registration, an accept header Apollo has not answered yet) goes
+ * to Apollo before any work with an effect, and so does a result with errors, for Apollo to format.
  */
 export function compiledPath(options: CompiledPathOptions): CompiledExecutor {
   const { operations, limits, clients } = options;
@@ -53,18 +47,15 @@ export function compiledPath(options: CompiledPathOptions): CompiledExecutor {
       const contentType = contentTypes.get(request.header('accept') ?? '');
       if (!compiled || !contentType) return undefined;
       const values = op.variables ?? {};
-      const { schema, document, operation } = compiled;
       const client = clients && record.client?.known;
-      let estimate: CostEstimate;
+      // Variables graphql-js refuses are Apollo's to word (BAD_USER_INPUT naming the field, HTTP 400).
+      const variables = getVariableValues(compiled.schema, compiled.operation.variableDefinitions ?? [], values, { maxErrors: 1 });
+      if (variables.errors) return undefined;
       try {
-        const definitions = operation.variableDefinitions ?? [];
-        // Variables graphql-js refuses are Apollo's to word (BAD_USER_INPUT naming the field, HTTP 400).
-        if (definitions.length > 0 && getVariableValues(schema, definitions, values, { maxErrors: 1 }).errors) return undefined;
-        estimate = estimateRemembered({ schema, document, operation, variables: values });
-        if (limitRefusal(limits, estimate)) return undefined;
-        if (client && clients.cost.refusal(client, compiled, estimate)) return undefined;
+        // A refusal is Apollo's to answer (it judges again, alike); an admitted estimate is on the record and counted.
+        if (judgeCost(limits, clients?.cost, record, estimateCost({ ...compiled, variables: variables.coerced }))) return undefined;
       } catch {
-        return undefined; // whatever the checks cannot judge, Apollo answers as it always has
+        return undefined; // whatever the estimate cannot judge, Apollo answers as it always has
       }
 
       return (async (): Promise<GraphqlResponse | undefined> => {
@@ -72,23 +63,17 @@ export function compiledPath(options: CompiledPathOptions): CompiledExecutor {
         // Timed from here, as Apollo's plugins time from requestDidStart (after the context).
         const started = performance.now();
         record.execution = 'compiled';
+        // graphql-jit takes raw values only, and coerces them again inside the compiled query.
         const result = await compiled.query.query(undefined, context, values);
         if (result.errors) {
-          // Apollo formats the errors and records the operation, as for its own executions.
           context.compiledResult = result;
           return undefined;
         }
-        const { data } = result;
-        if (client) {
-          record.cost = estimate;
-          clients.cost.admitted(client, estimate);
-        }
-        if (record.client) recordCalls(record.client, upstreamCallCount(context.upstreamCalls));
-        record.operations.push({ operationName: compiled.name, type: operation.operation, outcome: 'success', errorCodes: [], durationMs: performance.now() - started });
-        if (client) clients.cost.answered(client, compiled, data);
+        if (record.client) record.client.actualUpstreamCalls = upstreamCallCount(context.upstreamCalls);
+        record.operations.push({ operationName: compiled.operation.name?.value ?? null, type: compiled.operation.operation, outcome: 'success', errorCodes: [], durationMs: performance.now() - started });
+        if (client) clients.cost.answered(client, compiled, result.data);
         // As Apollo writes it: `JSON.stringify(result)`.
-        const body = `${JSON.stringify({ data })}\n`;
-        return { status: 200, headers: new Map([['content-type', contentType]]), body };
+        return { status: 200, headers: new Map([['content-type', contentType]]), body: `${JSON.stringify({ data: result.data })}\n` };
       })();
     },
   };

@@ -3,7 +3,7 @@ import {
   GraphQLError,
   OperationTypeNode,
   execute,
-  getVariableValues,
+  getOperationAST,
   printSchema,
   type DocumentNode,
   type ExecutionResult,
@@ -11,101 +11,90 @@ import {
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { GatewayContext } from '../context';
-import type { CompiledOperations } from './compiledOperations';
+import { coerceVariables } from '../limits/costLimit';
+import type { ResolvedOperation } from '../limits/costEstimate';
 
 /**
- * Execution of the documents clients send again and again compiled by graphql-jit, everything else by graphql-js.
- * Apollo Server still parses, validates (our limits included), runs the plugins and formats errors; only `execute`
- * is swapped, through Apollo's gateway executor hook.
- *
- * Why not compile everything: compiling costs many executions' worth of time, and V8 keeps the generated code of
- * every compiled document in its compilation cache long after the document is gone, so a client sending ever new
- * literal documents would exhaust memory. A document is compiled only once it has run
- * `minUses` times, and at most `maxCompiledDocuments` are ever compiled in a process; the rest run on graphql-js.
- * Mutations always run on graphql-js: it stops at a failed root field, as the GraphQL spec's serial execution
- * requires (graphql-jit goes on with the next mutation, which would book what the client never learns about).
+ * Compiling costs many executions, and V8 keeps the generated code long after the document is gone: hence `minUses`
+ * and `maxCompiledDocuments`. Mutations always run on graphql-js, which stops at a failed root field as the spec's
+ * serial execution requires (graphql-jit goes on with the next mutation).
  */
-
 export interface JitExecutionOptions {
   /** Runs of a document on graphql-js before it is compiled; a one-off document is never compiled. Default 3. */
   minUses?: number;
-  /** Documents compiled over the life of the process; later ones stay on graphql-js. Default 50. */
+  /** Documents compiled over the life of the process, trusted ones apart; later ones stay on graphql-js. Default 50. */
   maxCompiledDocuments?: number;
+  /** The trusted documents, validated at start: compiled at once (the manifests bound them). */
+  trusted?: Iterable<DocumentNode>;
 }
 
-/** What the executor did, for tests and the benchmark: documents compiled, and executions by each engine. */
-export interface JitExecutionStats {
-  compiledDocuments: number;
-  compiledRuns: number;
-  interpretedRuns: number;
+/** A document of one query, compiled; the compiled executor may run it without Apollo (src/execution/compiledPath.ts). */
+export interface CompiledOperation extends ResolvedOperation {
+  readonly query: CompiledQuery;
 }
 
 export interface JitExecution extends GatewayInterface {
-  stats(): JitExecutionStats;
+  /** The operation compiled for this exact text and requested name, if any; else Apollo runs the request. */
+  find(text: string, operationName: string | null | undefined): CompiledOperation | undefined;
+  /** What the executor did, for tests: documents compiled, and executions by each engine. */
+  stats(): Record<'compiledDocuments' | 'compiledRuns' | 'interpretedRuns', number>;
 }
 
-/**
- * The gateway hook of Apollo Server that serves `schema` and executes as described above. Each query text compiled
- * here is handed to `learned` too, so that its next requests can skip Apollo (src/execution/compiledPath.ts).
- */
-export function jitExecution(schema: GraphQLSchema, options: JitExecutionOptions = {}, learned?: CompiledOperations): JitExecution {
+/** Apollo's gateway hook, executing on graphql-jit what was compiled and on graphql-js the rest; the one compile cache. */
+export function jitExecution(schema: GraphQLSchema, options: JitExecutionOptions = {}): JitExecution {
   const minUses = options.minUses ?? 3;
   const maxCompiled = options.maxCompiledDocuments ?? 50;
-  // Keyed by the parsed document, which Apollo's document store keeps (one object per query text) while in use.
+  // Uses are keyed by the parsed document, which Apollo's document store keeps while in use: ever-new texts hold no memory.
+  const byText = new Map<string, CompiledOperation>();
   const uses = new WeakMap<DocumentNode, number>();
-  const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery>>();
-  const stats: JitExecutionStats = { compiledDocuments: 0, compiledRuns: 0, interpretedRuns: 0 };
+  const stats = { compiledDocuments: 0, compiledRuns: 0, interpretedRuns: 0 };
+
+  // Only a document of one query is compiled: a document of several operations would need Apollo's choice of one.
+  const compile = (text: string, document: DocumentNode): CompiledOperation | undefined => {
+    const operation = getOperationAST(document);
+    if (operation?.operation !== OperationTypeNode.QUERY) return undefined;
+    const query = compileQuery(schema, document, operation.name?.value);
+    if (!isCompiledQuery(query)) return undefined; // graphql-js answers with its own errors
+    const compiled = { schema, document, operation, query };
+    byText.set(text, compiled);
+    return compiled;
+  };
+  for (const document of options.trusted ?? []) if (document.loc) compile(document.loc.source.body, document);
+
+  const find = (text: string, operationName: string | null | undefined): CompiledOperation | undefined => {
+    const found = byText.get(text);
+    return found && (operationName == null || operationName === found.operation.name?.value) ? found : undefined;
+  };
 
   /** The compiled operation when the document has earned it, else undefined (graphql-js runs it). */
-  const compiledFor = (request: GatewayGraphQLRequestContext): CompiledQuery | undefined => {
-    const { document, operationName } = request;
-    const name = operationName ?? '';
-    let byName = compiled.get(document);
-    const hit = byName?.get(name);
-    if (hit) return hit;
-    // A trusted document was compiled at start (the same parsed document Apollo found pinned): not compiled again.
-    const known = learned?.find(request.source, operationName);
-    if (known?.document === document) return known.query;
+  const compiledFor = ({ source, document, operationName }: GatewayGraphQLRequestContext): CompiledOperation | undefined => {
+    const known = find(source, operationName);
+    if (known) return known;
     const count = (uses.get(document) ?? 0) + 1;
     uses.set(document, count);
     if (count < minUses || stats.compiledDocuments >= maxCompiled) return undefined;
-    const result = compileQuery(schema, document, operationName ?? undefined);
-    if (!isCompiledQuery(result)) return undefined; // graphql-js answers with its own errors
-    if (!byName) {
-      compiled.set(document, (byName = new Map<string, CompiledQuery>()));
-      stats.compiledDocuments += 1;
-    }
-    byName.set(name, result);
-    learned?.learn(request.source, document, result);
-    return result;
-  };
-
-  const interpret = (request: GatewayGraphQLRequestContext): Promise<ExecutionResult> | ExecutionResult => {
-    stats.interpretedRuns += 1;
-    return execute({
-      schema,
-      document: request.document,
-      contextValue: request.context,
-      variableValues: request.request.variables,
-      operationName: request.operationName,
-    });
+    const compiled = compile(source, document);
+    if (compiled) stats.compiledDocuments += 1;
+    return compiled;
   };
 
   const executor: GatewayExecutor = async (request) => {
+    const context = request.context as GatewayContext;
     // Executed already by the compiled executor, which hands a result with errors to Apollo to format.
-    const done = (request.context as Partial<GatewayContext>).compiledResult;
-    if (done) return withGraphQLErrors(done);
-    const query = request.operation.operation === OperationTypeNode.MUTATION ? undefined : compiledFor(request);
-    if (!query) return (await interpret(request)) as ExecutionResult<Record<string, unknown>>;
-    // Variables are coerced by graphql-js first, so a bad one is refused with graphql-js's own errors: Apollo makes
-    // those BAD_USER_INPUT and our formatting names the field from them (graphql-jit words and places them apart).
-    const definitions = request.operation.variableDefinitions ?? [];
-    if (definitions.length > 0) {
-      const coerced = getVariableValues(schema, definitions, request.request.variables ?? {}, { maxErrors: 50 });
-      if (coerced.errors) return { errors: coerced.errors };
+    if (context.compiledResult) return withGraphQLErrors(context.compiledResult);
+    // Coerced once per request (by the cost limit plugin): graphql-js's errors, which Apollo makes BAD_USER_INPUT.
+    const variables = coerceVariables(context, schema, request.operation, request.request.variables);
+    if (variables.errors) return { errors: variables.errors };
+    const compiled = request.operation.operation === OperationTypeNode.MUTATION ? undefined : compiledFor(request);
+    const raw = request.request.variables ?? {};
+    if (!compiled) {
+      stats.interpretedRuns += 1;
+      // graphql-js's execute takes raw values only, and coerces them again itself.
+      return (await execute({ schema, document: request.document, contextValue: context, variableValues: raw, operationName: request.operationName })) as ExecutionResult<Record<string, unknown>>;
     }
     stats.compiledRuns += 1;
-    return withGraphQLErrors(await query.query(undefined, request.context, request.request.variables ?? {}));
+    // graphql-jit too takes raw values only, and coerces them again inside the compiled query.
+    return withGraphQLErrors(await compiled.query.query(undefined, context, raw));
   };
 
   return {
@@ -115,18 +104,18 @@ export function jitExecution(schema: GraphQLSchema, options: JitExecutionOptions
     },
     load: async () => ({ executor }),
     stop: async () => undefined,
+    find,
     stats: () => ({ ...stats }),
   };
 }
 
 function withGraphQLErrors(result: ExecutionResult): ExecutionResult<Record<string, unknown>> {
-  return (result.errors ? { ...result, errors: result.errors.map(asGraphQLError) } : result);
+  return result.errors ? { ...result, errors: result.errors.map(asGraphQLError) } : result;
 }
 
 /**
  * graphql-jit's errors are GraphQLErrors by prototype only: without `extensions` Apollo's error formatting fails on
- * them. Rebuilt as graphql-js makes them, with the same message, path and locations, and the original error where
- * graphql-jit kept one (a resolver's; not for a value a scalar refused, whose TypeError it words into the message).
+ * them. Rebuilt as graphql-js makes them, keeping message, path, locations and the resolver's original error.
  */
 function asGraphQLError(error: GraphQLError): GraphQLError {
   const rebuilt = new GraphQLError(error.message, { path: error.path, originalError: error.originalError ?? undefined, extensions: error.extensions ?? {} });

@@ -1,5 +1,4 @@
 import {
-  getNamedType,
   isCompositeType,
   isInterfaceType,
   isObjectType,
@@ -17,19 +16,14 @@ export interface FieldCost {
   weight?: number;
   /** Weights of the arguments that carry `@cost`, added when the operation gives them. */
   argumentWeights: ReadonlyMap<string, number>;
+  /** The `@listSize` arguments as given (the spec's defaults apply where they are null). */
   listSize?: ListSize;
 }
 
-export interface ListSize {
-  assumedSize?: number;
-  slicingArguments: readonly string[];
-  sizedFields: readonly string[];
-  requireOneSlicingArgument: boolean;
-}
+export type ListSize = z.infer<typeof ListSizeArgs>;
 
-// The directives' arguments as the spec types them; checked here so that a typo in the SDL stops the start. That they
-// match the SDL's declarations (the generated CostDirectiveArgs, ListSizeDirectiveArgs) is checked by the compiler in
-// test/limits/costDirectives.test.ts: importing the generated types here would close an import cycle through context.ts.
+// Checked here so that a typo in the SDL stops the start; that they match the SDL's declarations is checked by the
+// compiler in test/limits/costDirectives.test.ts (importing the generated types here would close an import cycle).
 export const CostArgs = z.object({ weight: z.string().regex(/^\d+(\.\d+)?$/, 'must be a non-negative number in a string, e.g. "10"') });
 export const ListSizeArgs = z.object({
   assumedSize: z.number().int().min(0).nullish(),
@@ -38,83 +32,57 @@ export const ListSizeArgs = z.object({
   requireOneSlicingArgument: z.boolean().nullish(),
 });
 
-/** The cost directives of one schema, read once: the estimator looks fields up by `Type.field`. */
+/** The cost directives of one schema, by the schema's own field and type objects. */
 export interface CostDirectives {
-  field(parent: GraphQLNamedType, field: GraphQLField<unknown, unknown>): FieldCost;
+  field(field: GraphQLField<unknown, unknown>): FieldCost;
   /** A type's weight: its `@cost`, else 1 for objects (and interfaces, unions), 0 for scalars and enums (the spec's defaults). */
   typeWeight(type: GraphQLNamedType): number;
 }
 
 const cache = new WeakMap<GraphQLSchema, CostDirectives>();
 
+/** Every `@cost` and `@listSize` of the schema, read once; throws naming each directive whose arguments are wrong. */
 export function costDirectivesOf(schema: GraphQLSchema): CostDirectives {
-  let directives = cache.get(schema);
-  if (!directives) {
-    directives = readCostDirectives(schema);
-    cache.set(schema, directives);
-  }
-  return directives;
-}
-
-/** Reads every `@cost` and `@listSize` of the schema; throws naming each directive whose arguments are wrong. */
-export function readCostDirectives(schema: GraphQLSchema): CostDirectives {
-  // Keyed by the schema's own objects: the estimator looks up every selected field, so no key strings are built.
+  const cached = cache.get(schema);
+  if (cached) return cached;
   const fields = new Map<GraphQLField<unknown, unknown>, FieldCost>();
   const types = new Map<GraphQLNamedType, number>();
   const problems: string[] = [];
+  const costOf = (directives: readonly ConstDirectiveNode[] | undefined, where: string) => {
+    const weight = read(directives, 'cost', CostArgs, where, problems)?.weight;
+    return weight === undefined ? undefined : Number(weight);
+  };
   for (const type of Object.values(schema.getTypeMap())) {
     if (type.name.startsWith('__')) continue;
-    const typeCost = costOf(type.astNode?.directives, type.name, problems);
-    types.set(type, typeCost ?? (isCompositeType(type) ? 1 : 0));
+    types.set(type, costOf(type.astNode?.directives, type.name) ?? (isCompositeType(type) ? 1 : 0));
     if (!isObjectType(type) && !isInterfaceType(type)) continue;
     for (const field of Object.values(type.getFields())) {
       const where = `${type.name}.${field.name}`;
       const argumentWeights = new Map<string, number>();
       for (const arg of field.args) {
-        const weight = costOf(arg.astNode?.directives, `${where}(${arg.name})`, problems);
+        const weight = costOf(arg.astNode?.directives, `${where}(${arg.name})`);
         if (weight !== undefined) argumentWeights.set(arg.name, weight);
       }
-      const listSize = listSizeOf(field.astNode?.directives, where, problems);
-      fields.set(field, { weight: costOf(field.astNode?.directives, where, problems), argumentWeights, ...(listSize ? { listSize } : {}) });
+      const listSize = read(field.astNode?.directives, 'listSize', ListSizeArgs, where, problems);
+      fields.set(field, { weight: costOf(field.astNode?.directives, where), argumentWeights, ...(listSize ? { listSize } : {}) });
     }
   }
   if (problems.length > 0) throw new Error(`Invalid cost directives in the schema:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   const none: FieldCost = { argumentWeights: new Map() };
-  return {
-    field: (_parent, field) => fields.get(field) ?? none,
-    typeWeight: (type) => types.get(type) ?? (isCompositeType(getNamedType(type)) ? 1 : 0),
+  const directives: CostDirectives = {
+    field: (field) => fields.get(field) ?? none,
+    typeWeight: (type) => types.get(type) ?? (isCompositeType(type) ? 1 : 0),
   };
+  cache.set(schema, directives);
+  return directives;
 }
 
-
-function directiveArgs(node: ConstDirectiveNode): Record<string, unknown> {
-  return Object.fromEntries((node.arguments ?? []).map((a) => [a.name.value, valueFromASTUntyped(a.value)]));
-}
-
-function costOf(directives: readonly ConstDirectiveNode[] | undefined, where: string, problems: string[]): number | undefined {
-  const node = directives?.find((d) => d.name.value === 'cost');
+/** The arguments of the directive `name` among `directives`, checked by `schema`; a problem is noted naming `where`. */
+function read<T>(directives: readonly ConstDirectiveNode[] | undefined, name: string, schema: z.ZodType<T>, where: string, problems: string[]): T | undefined {
+  const node = directives?.find((d) => d.name.value === name);
   if (!node) return undefined;
-  const parsed = CostArgs.safeParse(directiveArgs(node));
-  if (!parsed.success) {
-    problems.push(`${where} @cost: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
-    return undefined;
-  }
-  return Number(parsed.data.weight);
-}
-
-function listSizeOf(directives: readonly ConstDirectiveNode[] | undefined, where: string, problems: string[]): ListSize | undefined {
-  const node = directives?.find((d) => d.name.value === 'listSize');
-  if (!node) return undefined;
-  const parsed = ListSizeArgs.safeParse(directiveArgs(node));
-  if (!parsed.success) {
-    problems.push(`${where} @listSize: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
-    return undefined;
-  }
-  const a = parsed.data;
-  return {
-    ...(a.assumedSize == null ? {} : { assumedSize: a.assumedSize }),
-    slicingArguments: a.slicingArguments ?? [],
-    sizedFields: a.sizedFields ?? [],
-    requireOneSlicingArgument: a.requireOneSlicingArgument ?? true,
-  };
+  const parsed = schema.safeParse(Object.fromEntries((node.arguments ?? []).map((a) => [a.name.value, valueFromASTUntyped(a.value)])));
+  if (parsed.success) return parsed.data;
+  problems.push(`${where} @${name}: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
+  return undefined;
 }

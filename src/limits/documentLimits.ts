@@ -1,6 +1,6 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import type { ParseOptions, ValidationRule } from 'graphql';
+import { GraphQLError, type ParseOptions, type ValidationRule } from 'graphql';
 import type { QueryLimits } from '../config';
 
 export interface DocumentLimitsOptions {
@@ -9,23 +9,12 @@ export interface DocumentLimitsOptions {
   blockFieldSuggestion: boolean;
 }
 
-export interface DocumentLimits {
-  /** For ApolloServer's `parseOptions`: the token limit, enforced by graphql-js's own parser (`maxLexicalTokens`). */
-  parseOptions: ParseOptions;
-  validationRules: ValidationRule[];
-  plugins: ApolloServerPlugin[];
-}
-
 /**
- * The limits on a document: depth, aliases and directives as graphql-armor's validation rules (refusals are
- * validation errors, HTTP 400), and the token limit as graphql-js's `maxLexicalTokens` parse option.
- *
- * Why not armor's own token limit: its Apollo plugin parses the document a second time in `parsingDidStart`, where
- * any throw is an unexpected error to Apollo, so every syntax error and every token flood answered HTTP 500. In the
- * parser itself the refusal is an ordinary parse failure (HTTP 400), which formatError then reports as the limit it is
- * (see src/errors/limitRefusal.ts).
+ * The limits on a document: depth, aliases and directives as graphql-armor's validation rules (HTTP 400), and the
+ * token limit as graphql-js's parse option `maxLexicalTokens` (ApolloServer's `parseOptions`): armor's own re-parses in
+ * `parsingDidStart`, where any throw is an HTTP 500 to Apollo.
  */
-export function documentLimits({ limits, blockFieldSuggestion }: DocumentLimitsOptions): DocumentLimits {
+export function documentLimits({ limits, blockFieldSuggestion }: DocumentLimitsOptions): { parseOptions: ParseOptions; validationRules: ValidationRule[]; plugins: ApolloServerPlugin[] } {
   const armor = new ApolloArmor({
     maxDepth: { n: limits.maxDepth },
     // MAX_COST is judged with MAX_UPSTREAM_CALLS from the one estimate of the cost directives (src/limits/costLimit.ts).
@@ -37,3 +26,14 @@ export function documentLimits({ limits, blockFieldSuggestion }: DocumentLimitsO
   }).protect();
   return { parseOptions: { maxLexicalTokens: limits.maxTokens }, validationRules: armor.validationRules, plugins: armor.plugins };
 }
+
+/** Refuses `__schema` and `__type` (not `__typename`) naming the gateway's setting, where Apollo's rule names its option. */
+export const introspectionOff: ValidationRule = (context) => ({
+  Field(node) {
+    if (node.name.value === '__schema' || node.name.value === '__type') {
+      context.reportError(
+        new GraphQLError('Introspection is off in production; the operator can turn it on with the setting INTROSPECTION=true', { nodes: [node] }),
+      );
+    }
+  },
+});

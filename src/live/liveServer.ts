@@ -148,7 +148,7 @@ export function liveServer(options: LiveServerOptions): { close(): Promise<void>
     if (variables.errors) return variables.errors.map((e) => new GraphQLError(e.message, { extensions: { code: ErrorCode.BAD_USER_INPUT } }));
     // Each read is judged as the query it runs, by the one cost model of HTTP requests.
     const estimate = estimateCost({ schema, ...query, variables: variables.coerced });
-    const refused = judgeCost(config.limits, options.cost, request.record, { schema, ...query }, estimate);
+    const refused = judgeCost(config.limits, options.cost, request.record, estimate);
     if (refused) return [refused];
     // Subscribers that may share one read: the same credentials, document (text and operation name) and variables
     // (coerced, keys sorted). Hashes only: no credential is kept in a key or sent to Redis.

@@ -1,12 +1,23 @@
+import type { DocumentNode } from 'graphql';
 import { Counter } from 'prom-client';
 import { persistedQueryNotFound } from '../apq/cache';
-import { refusal, type GraphqlResponse, type GraphqlStep } from '../http/graphqlRoute';
+import { refusal, type GraphqlStep } from '../http/graphqlRoute';
 import { isWellFormedId, type OperationRequest } from '../http/operationRequests';
 import type { GatewayMetrics } from '../observability/metrics';
 import { sha256Hex } from '../sha256';
-import type { ManifestOperation } from './manifest';
+import { prepareDocuments, readManifests, type DocumentValidation, type ManifestOperation } from './manifest';
 
 export type TrustedDocumentsMode = 'off' | 'log' | 'enforce';
+
+/** Reads the manifests (TRUSTED_DOCUMENTS; throws naming every bad file or operation); undefined when the mode is `off`. */
+export function createTrustedDocuments(options: { mode: TrustedDocumentsMode; paths: readonly string[]; metrics?: GatewayMetrics }) {
+  if (options.mode === 'off') return undefined;
+  const operations = readManifests(options.paths);
+  return {
+    pin: (validation: DocumentValidation): ReadonlyMap<string, DocumentNode> => prepareDocuments(operations, validation),
+    step: trustedDocumentsStep({ mode: options.mode, operations, metrics: options.metrics }),
+  };
+}
 
 export interface TrustedDocumentsStepOptions {
   /**
@@ -21,22 +32,17 @@ export interface TrustedDocumentsStepOptions {
   metrics?: GatewayMetrics;
 }
 
-type Verdict =
-  | { kind: 'trusted'; operation: ManifestOperation }
-  | { kind: 'untrusted'; hash: string }
-  | { kind: 'refused'; code: 'PERSISTED_QUERY_NOT_IN_LIST' | 'PERSISTED_QUERY_NOT_FOUND' }
-  | { kind: 'apollo' };
+/** Refusals are named as the counter labels them. */
+type Verdict = { kind: 'trusted'; operation: ManifestOperation } | { kind: 'untrusted'; hash: string } | { kind: 'not_in_list' | 'not_found' | 'apollo' };
 
 const NOT_IN_LIST = 'Only trusted documents are accepted here: send the id of an operation from the trusted-document manifest, not the document text';
 
 /**
- * Trusted documents at the HTTP layer: a request naming a trusted id runs its manifest body, which Apollo finds
- * parsed and validated in its document store (PinnedDocumentStore); free-form documents are logged (`log`) or
- * refused (`enforce`). A batch is trusted only when all its operations are, and refused when any is.
+ * A request naming a trusted id runs its manifest body, which Apollo finds parsed and validated in its document store
+ * (PinnedDocumentStore). A batch is trusted only when all its operations are, and refused when any is.
  */
 export function trustedDocumentsStep(options: TrustedDocumentsStepOptions): GraphqlStep {
   const mode = options.mode ?? 'log';
-  const { operations } = options;
   const counter = options.metrics
     ? new Counter({
         name: 'tablegraph_graphql_documents_total',
@@ -49,16 +55,16 @@ export function trustedDocumentsStep(options: TrustedDocumentsStepOptions): Grap
   const judge = ({ ask }: OperationRequest): Verdict => {
     if (ask.kind === 'none') return { kind: 'apollo' };
     if (ask.kind === 'text') {
-      if (mode === 'enforce') return { kind: 'refused', code: 'PERSISTED_QUERY_NOT_IN_LIST' };
+      if (mode === 'enforce') return { kind: 'not_in_list' };
       return { kind: 'untrusted', hash: ask.apqHash ?? sha256Hex(ask.query) };
     }
     const id = ask.id.toLowerCase();
-    const operation = isWellFormedId(id) ? operations.get(id) : undefined;
+    const operation = isWellFormedId(id) ? options.operations.get(id) : undefined;
     if (operation) return { kind: 'trusted', operation };
     // Outside `enforce`, an unknown hash in Apollo's extension may be an automatic persisted query (src/apq/cache.ts).
     if (mode === 'log' && ask.via === 'persistedQuery') return { kind: 'untrusted', hash: id };
     // As Apollo answers an unknown persisted query: 200, so Apollo Client's links read the code and react.
-    return { kind: 'refused', code: 'PERSISTED_QUERY_NOT_FOUND' };
+    return { kind: 'not_found' };
   };
 
   return async (request, next) => {
@@ -66,12 +72,12 @@ export function trustedDocumentsStep(options: TrustedDocumentsStepOptions): Grap
     const asked = request.read.operations;
     if (asked.length === 0) return next();
     const verdicts = asked.map(judge);
-    const refusal = verdicts.find((v): v is Extract<Verdict, { kind: 'refused' }> => v.kind === 'refused');
+    const refused = verdicts.find((v) => v.kind === 'not_in_list' || v.kind === 'not_found');
     const hashes = verdicts.map((v) => (v.kind === 'trusted' ? v.operation.id : v.kind === 'untrusted' ? v.hash : undefined)).filter((h) => h !== undefined);
     request.record.document = { trusted: verdicts.every((v) => v.kind === 'trusted'), hashes };
-    if (refusal) {
-      counter?.inc({ document: refusal.code === 'PERSISTED_QUERY_NOT_IN_LIST' ? 'not_in_list' : 'not_found' });
-      return refuse(refusal);
+    if (refused) {
+      counter?.inc({ document: refused.kind });
+      return refused.kind === 'not_found' ? persistedQueryNotFound() : refusal(400, 'PERSISTED_QUERY_NOT_IN_LIST', NOT_IN_LIST);
     }
     verdicts.forEach((v, i) => {
       if (v.kind !== 'apollo') counter?.inc({ document: v.kind });
@@ -85,8 +91,3 @@ export function trustedDocumentsStep(options: TrustedDocumentsStepOptions): Grap
     return next();
   };
 }
-
-function refuse(verdict: Extract<Verdict, { kind: 'refused' }>): Promise<GraphqlResponse> {
-  return Promise.resolve(verdict.code === 'PERSISTED_QUERY_NOT_FOUND' ? persistedQueryNotFound() : refusal(400, verdict.code, NOT_IN_LIST));
-}
-

@@ -16,6 +16,7 @@ const check = UpstreamRecord.of(Check, JSON.parse(JSON.stringify(createSampleSta
 function requestFor(query: string, variables: Record<string, unknown> = {}): GatewayGraphQLRequestContext {
   const document = parse(query);
   return {
+    source: query,
     document,
     operation: getOperationAST(document)!,
     operationName: null,
@@ -66,6 +67,14 @@ describe('jitExecution', () => {
     const execute = await executorOf(execution);
     for (let i = 0; i < 5; i++) await execute(requestFor(`query { a${i}: check(id: "${SAMPLE.laTerrazza.openCheckId}") { id } }`));
     expect(execution.stats()).toEqual({ compiledDocuments: 2, compiledRuns: 2, interpretedRuns: 3 });
+  });
+
+  it('coerces each operation of a batch with its own variables, though they share one context', async () => {
+    const execute = await executorOf(jitExecution(schema));
+    const bad = requestFor(query, { id: null });
+    const good = { ...requestFor(query, { id: SAMPLE.laTerrazza.openCheckId }), context: bad.context };
+    expect((await execute(bad)).errors?.[0]?.message).toMatch(/^Variable "\$id" of non-null type "ID!" must not be null/);
+    expect((await execute(good)).errors).toBeUndefined();
   });
 
   it('refuses a bad variable of a compiled document with graphql-js errors', async () => {

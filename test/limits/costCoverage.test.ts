@@ -80,7 +80,7 @@ function costCoverage(map: ResolverMap, schema: GraphQLSchema, members: readonly
       if (typeof fn !== 'function' || !field) continue;
       if (!reachesUpstream(fn as (...args: never[]) => unknown, members)) continue;
       calling.add(`${typeName}.${fieldName}`);
-      if (directives.field(type, field).weight === undefined) missingCost.push(`${typeName}.${fieldName}`);
+      if (directives.field(field).weight === undefined) missingCost.push(`${typeName}.${fieldName}`);
     }
   }
   const costWithoutCall: string[] = [];
@@ -88,7 +88,7 @@ function costCoverage(map: ResolverMap, schema: GraphQLSchema, members: readonly
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
       const where = `${type.name}.${field.name}`;
-      if (directives.field(type, field).weight !== undefined && !calling.has(where)) costWithoutCall.push(where);
+      if (directives.field(field).weight !== undefined && !calling.has(where)) costWithoutCall.push(where);
     }
   }
   return { missingCost, costWithoutCall };

@@ -1,7 +1,6 @@
 import { Kind, buildSchema, parse, type OperationDefinitionNode } from 'graphql';
-import { actualCost } from '../../src/limits/actualCost';
-import { readCostDirectives } from '../../src/limits/costDirectives';
-import { DEFAULT_LIST_SIZE, estimateCost, estimateRemembered } from '../../src/limits/costEstimate';
+import { costDirectivesOf } from '../../src/limits/costDirectives';
+import { DEFAULT_LIST_SIZE, actualCost, estimateCost } from '../../src/limits/costEstimate';
 import { SAMPLE } from '../../src/sandbox';
 import { loadTypeDefs } from '../../src/schema';
 import { startStack, type Stack } from '../support/stack';
@@ -14,40 +13,35 @@ function estimate(query: string, variables: Record<string, unknown> = {}) {
   return estimateCost({ schema, document, operation, variables });
 }
 
-describe('estimateRemembered', () => {
+describe('estimateCost, remembered', () => {
   const operationOf = (query: string) => {
     const document = parse(query);
     return { schema, document, operation: document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)! };
   };
 
-  it('walks an operation once for every value of the variables its walk reads, and agrees with estimateCost', () => {
+  it('walks an operation once for every value of the variables its walk reads', () => {
     const op = operationOf('query ($n: Int, $date: Date!) { reservations(date: $date, perPage: $n) { nodes { check { id } } } }');
-    for (const variables of [{ n: 3, date: '2026-01-01' }, { n: 10, date: '2026-01-01' }, { date: '2026-01-01' }, { n: null, date: '2026-01-01' }, { n: 3, date: '2026-01-02' }]) {
-      expect(estimateRemembered({ ...op, variables })).toEqual(estimateCost({ ...op, variables }));
-    }
-    expect(estimateRemembered({ ...op, variables: { n: 3, date: '2026-01-01' } }).upstreamCalls).toBe(4);
-    expect(estimateRemembered({ ...op, variables: { n: 7, date: '2026-01-01' } }).upstreamCalls).toBe(8);
-    // Walked once per set of values: equal values (in fresh objects) give the very estimate remembered, another
-    // value of the slicing variable $n a walk of its own.
-    const once = estimateRemembered({ ...op, variables: { n: 5, date: '2026-01-01' } });
-    expect(estimateRemembered({ ...op, variables: { n: 5, date: '2026-01-01' } })).toBe(once);
-    expect(estimateRemembered({ ...op, variables: { n: 6, date: '2026-01-01' } })).not.toBe(once);
+    expect(estimateCost({ ...op, variables: { n: 3, date: '2026-01-01' } }).upstreamCalls).toBe(4);
+    expect(estimateCost({ ...op, variables: { n: 7, date: '2026-01-01' } }).upstreamCalls).toBe(8);
+    // Equal values (in fresh objects) give the very estimate remembered, another value of $n a walk of its own.
+    const once = estimateCost({ ...op, variables: { n: 5, date: '2026-01-01' } });
+    expect(estimateCost({ ...op, variables: { n: 5, date: '2026-01-01' } })).toBe(once);
+    expect(estimateCost({ ...op, variables: { n: 5, date: '2026-01-02' } })).toBe(once);
+    expect(estimateCost({ ...op, variables: { n: 6, date: '2026-01-01' } })).not.toBe(once);
   });
 
-  it('never remembers a value JSON cannot name exactly, nor a long one', () => {
+  it('takes the argument default for an absent variable, as graphql-js executes it, and no size for null', () => {
     const op = operationOf('query ($n: Int, $date: Date!) { reservations(date: $date, perPage: $n) { nodes { check { id } } } }');
-    // 1e400 is Infinity, whose JSON is null: remembering it would answer Infinity for every later null.
-    estimateRemembered({ ...op, variables: { n: 1e400, date: '2026-01-01' } });
-    expect(estimateRemembered({ ...op, variables: { n: null, date: '2026-01-01' } })).toEqual(estimateCost({ ...op, variables: { n: null, date: '2026-01-01' } }));
-    const long = { n: 'x'.repeat(100_000), date: '2026-01-01' };
-    expect(estimateRemembered({ ...op, variables: long })).not.toBe(estimateRemembered({ ...op, variables: long }));
+    expect(estimateCost({ ...op, variables: { date: '2026-01-01' } }).upstreamCalls).toBe(51);
+    expect(estimateCost({ ...op, variables: { n: null, date: '2026-01-01' } }).upstreamCalls).toBe(1 + DEFAULT_LIST_SIZE);
+    expect(estimateCost({ ...op, variables: { date: '2026-01-01' } }).upstreamCalls).toBe(51);
   });
 
   it('keeps one estimate for an operation whose walk reads no variable (a check by id)', () => {
     const op = operationOf('query ($id: ID!) { check(id: $id) { id items { id } } }');
-    const first = estimateRemembered({ ...op, variables: { id: 'a' } });
-    expect(estimateRemembered({ ...op, variables: { id: 'b' } })).toBe(first);
-    expect(first).toEqual(estimateCost({ ...op, variables: { id: 'b' } }));
+    const first = estimateCost({ ...op, variables: { id: 'a' } });
+    expect(estimateCost({ ...op, variables: { id: 'b' } })).toBe(first);
+    expect(first).toEqual({ cost: 10 + DEFAULT_LIST_SIZE, upstreamCalls: 1 });
   });
 });
 
@@ -86,7 +80,7 @@ describe('estimateCost', () => {
 
   it('counts mutations and leaves introspection and __typename free', () => {
     expect(estimate('mutation { createOffDay(input: {revenueCenterId: "x", date: "2026-01-01T00:00"}) { offDay { date } } }')).toEqual({ cost: 11, upstreamCalls: 1 });
-    expect(estimate('{ __typename __schema { types { name } } }')).toEqual({ cost: 0, upstreamCalls: 0 });
+    expect(estimate('{ __typename __schema { types { name } } }')).toEqual({ cost: 0, upstreamCalls: 0, introspection: true });
   });
 
   it('refuses an operation that gives no slicing argument to a list that requires one', () => {
@@ -100,7 +94,7 @@ describe('estimateCost', () => {
   it('stops on cost directives whose arguments break the spec, naming the field', () => {
     const bad = buildSchema(`directive @cost(weight: String!) on FIELD_DEFINITION
       type Query { a: Int @cost(weight: "ten") }`);
-    expect(() => readCostDirectives(bad)).toThrow(/Query\.a @cost: weight must be a non-negative number/);
+    expect(() => costDirectivesOf(bad)).toThrow(/Query\.a @cost: weight must be a non-negative number/);
   });
 
   it('costs what was actually returned by the same weights, with the real list lengths', () => {

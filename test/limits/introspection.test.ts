@@ -1,5 +1,5 @@
 import { buildSchema, parse, validate } from 'graphql';
-import { introspectionOff } from '../../src/limits/introspection';
+import { introspectionOff } from '../../src/limits/documentLimits';
 
 const schema = buildSchema('type Query { hello: String }');
 const errorsOf = (query: string) => validate(schema, parse(query), [introspectionOff]).map((e) => e.message);

@@ -10,8 +10,7 @@ import { createLogger } from '../../src/logger';
 import { createRequestRecord } from '../../src/http/requestRecord';
 import { createGateway } from '../../src/server';
 import { sha256Hex } from '../../src/sha256';
-import { readManifests, TrustedDocumentsError } from '../../src/trustedDocuments';
-import { prepareDocuments } from '../../src/trustedDocuments/prepare';
+import { prepareDocuments, readManifests, TrustedDocumentsError } from '../../src/trustedDocuments/manifest';
 import { spawnGateway } from '../support/gatewayProcess';
 import { MANIFEST_PATH, operation } from './support';
 
