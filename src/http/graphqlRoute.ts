@@ -6,7 +6,7 @@ import { credentialSpellingConflict } from '../credentials';
 import { ErrorCode } from '../errors/codes';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../observability/metrics';
-import type { OperationOutcome } from '../observability/operationOutcome';
+import type { OperationOutcome } from '../observability/metrics';
 import { endOperationSpan, nameOperationSpan, withOperationSpan } from '../observability/tracing';
 import { oldestCachedAgeSeconds } from '../upstreams/events';
 import type { UpstreamCallRecord } from '../upstreams/http';

@@ -3,7 +3,7 @@ import type { KnownClient } from '../clients/clientsFile';
 import type { ClientDecision } from '../clients/clientMetrics';
 import type { IdempotencyOutcome } from '../idempotency/outcome';
 import type { CostEstimate } from '../limits/costEstimate';
-import type { OperationOutcome } from '../observability/operationOutcome';
+import type { OperationOutcome } from '../observability/metrics';
 import type { UpstreamCallRecord } from '../upstreams/http';
 
 /** How one operation of the request ended, as the log line, the metrics and the span report it. */

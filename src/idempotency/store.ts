@@ -1,4 +1,4 @@
-import type { OperationOutcome } from '../observability/operationOutcome';
+import type { OperationOutcome } from '../observability/metrics';
 
 /** A response kept for an Idempotency-Key: what a replay sends, byte for byte. */
 export interface StoredResponse {
