@@ -10,6 +10,6 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 /** The body of a refusal the gateway writes itself: one error with a contract code. */
-export function errorBody(message: string, code: string, extensions: Record<string, unknown> = {}): { errors: Array<{ message: string; extensions: Record<string, unknown> }> } {
-  return { errors: [{ message, extensions: { code, ...extensions } }] };
+export function errorBody(message: string, code: string): { errors: Array<{ message: string; extensions: { code: string } }> } {
+  return { errors: [{ message, extensions: { code } }] };
 }

@@ -86,18 +86,13 @@ export async function withOperationSpan<T>(request: { method: string; headers: R
   }
 }
 
-/** Names the request's span after what it ran (`query Day`, `graphql batch`); nothing without a recording span. */
-export function nameOperationSpan(name: string, operation?: { type?: string; operationName: string | null }): void {
+/** Records how the request ended on its span, renamed after what it ran (`query Day`, `graphql batch`). */
+export function endOperationSpan({ outcome, errorCodes }: { outcome: OperationOutcome; errorCodes: readonly string[] }, name?: string, operation?: { type?: string; operationName: string | null }): void {
   const span = trace.getActiveSpan();
   if (!span?.isRecording()) return;
-  span.updateName(name);
+  if (name) span.updateName(name);
   if (operation?.type) span.setAttribute(ATTR_GRAPHQL_OPERATION_TYPE, operation.type);
   if (operation?.operationName) span.setAttribute(ATTR_GRAPHQL_OPERATION_NAME, operation.operationName);
-}
-
-export function endOperationSpan(outcome: OperationOutcome, errorCodes: readonly string[]): void {
-  const span = trace.getActiveSpan();
-  if (!span?.isRecording()) return;
   span.setAttribute('tablegraph.outcome', outcome);
   if (errorCodes.length > 0) span.setAttribute('tablegraph.error_codes', [...errorCodes]);
   if (outcome === 'error') span.setStatus({ code: SpanStatusCode.ERROR, message: errorCodes.join(', ') });

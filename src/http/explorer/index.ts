@@ -42,8 +42,6 @@ export interface ExplorerOptions {
   variables?: Record<string, unknown>;
   /** Apollo Sandbox's script. Default: APOLLO_SANDBOX_SCRIPT. */
   sandboxScriptUrl?: string;
-  /** How long the page waits for Sandbox's script before it shows GraphiQL instead. Default: 4000 ms. */
-  sandboxTimeoutMs?: number;
 }
 
 type Mode = 'auto' | 'graphiql';
@@ -121,7 +119,8 @@ export function explorerRoute(options: ExplorerOptions): (req: IncomingMessage, 
         headers: { ...venue?.headers },
         mode,
         sandboxScriptUrl,
-        sandboxTimeoutMs: options.sandboxTimeoutMs ?? 4000,
+        // How long the page waits for Sandbox's script before it shows GraphiQL instead.
+        sandboxTimeoutMs: 4000,
         assets: GRAPHIQL_ASSETS,
       };
       send(res, 200, HTML, explorerHtml(config, venues, venue), { 'content-security-policy': csp });
