@@ -61,28 +61,19 @@ export function createRequestRecord(requestIdHeader: string | undefined): Reques
   return { requestId, started: performance.now(), upstreamCalls: [], operations: [] };
 }
 
-/** The request's log fields besides the outcome. */
-export function recordLogFields(record: RequestRecord): Record<string, string> {
-  const fields: Record<string, string> = {};
-  const { client, document, idempotency, cost } = record;
-  if (client) {
-    fields.client = client.name;
-    if (client.audience) fields.clientAudience = client.audience;
-    if (client.version) fields.clientVersion = client.version;
-  }
-  if (document) {
-    fields.document = document.trusted ? 'trusted' : 'untrusted';
-    if (document.hashes.length > 0) fields.documentHash = document.hashes.join(',');
-  }
-  if (idempotency) {
-    if (idempotency.scopedKey) fields.idempotencyKey = idempotency.scopedKey.slice(0, 16);
-    if (idempotency.outcome) fields.idempotency = idempotency.outcome;
-  }
-  if (cost) {
-    fields.estimatedCost = String(cost.cost);
-    fields.estimatedUpstreamCalls = String(cost.upstreamCalls);
-  }
-  if (client?.actualUpstreamCalls !== undefined) fields.actualUpstreamCalls = String(client.actualUpstreamCalls);
-  if (record.execution) fields.execution = record.execution;
-  return fields;
+/** The request's log fields besides the outcome (pino leaves out those undefined). */
+export function recordLogFields({ client, document, idempotency, cost, execution }: RequestRecord): Record<string, string | undefined> {
+  return {
+    client: client?.name,
+    clientAudience: client?.audience,
+    clientVersion: client?.version,
+    document: document && (document.trusted ? 'trusted' : 'untrusted'),
+    documentHash: document?.hashes.length ? document.hashes.join(',') : undefined,
+    idempotencyKey: idempotency?.scopedKey?.slice(0, 16),
+    idempotency: idempotency?.outcome,
+    estimatedCost: cost && String(cost.cost),
+    estimatedUpstreamCalls: cost && String(cost.upstreamCalls),
+    actualUpstreamCalls: client?.actualUpstreamCalls?.toString(),
+    execution,
+  };
 }
