@@ -5,8 +5,7 @@ import type { GatewayContext } from '../context';
 import { credentialSpellingConflict } from '../credentials';
 import { ErrorCode } from '../errors/codes';
 import type { Logger } from '../logger';
-import type { GatewayMetrics } from '../observability/metrics';
-import type { OperationOutcome } from '../observability/metrics';
+import type { GatewayMetrics, OperationOutcome } from '../observability/metrics';
 import { endOperationSpan, withOperationSpan } from '../observability/tracing';
 import { oldestCachedAgeSeconds } from '../upstreams/events';
 import type { UpstreamCallRecord } from '../upstreams/http';
@@ -208,7 +207,7 @@ function callSummary(call: UpstreamCallRecord): Record<string, unknown> {
     method: call.method,
     route: call.route,
     status: call.status ?? null,
-    ...(call.error ? { failure: call.error.failure } : {}),
+    failure: call.error?.failure,
     durationMs: roundMs(call.durationMs),
     source: call.source,
   };

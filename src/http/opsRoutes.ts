@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { ServerLifecycle } from './lifecycle';
-import { errorBody, sendJson } from './send';
+import { errorBody, send, sendJson } from './send';
 
 /**
  * `/healthz`, `/readyz` and `/metrics` (HEAD answers as GET); before the gateway has started, `/graphql` answers 503
@@ -16,8 +16,7 @@ export async function opsRoutes(req: IncomingMessage, res: ServerResponse, pathn
     sendJson(res, lifecycle.ready ? 200 : 503, { status: lifecycle.state });
   } else if (pathname === '/metrics' && get) {
     const { contentType, text } = await metrics.render();
-    res.writeHead(200, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
-    res.end(text);
+    send(res, 200, contentType, text);
   } else if (pathname === '/graphql' && lifecycle.state === 'starting') {
     res.setHeader('retry-after', '1');
     // The contract has no code for "not yet"; the 503 is what tells a client to retry.

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import Negotiator from 'negotiator';
+import { send as sendWhole } from '../send';
 import { BOOT_SCRIPT, EXPLORER_CSS } from './client';
 
 /** The first example of docs/clients.md (a test keeps the two equal): a day's reservations with their POS checks. */
@@ -71,6 +72,9 @@ const GRAPHIQL_ASSETS = {
   scripts: ['react.production.min.js', 'react-dom.production.min.js', 'graphiql.min.js'].map((name) => ASSET_PREFIX + name),
   style: `${ASSET_PREFIX}graphiql.min.css`,
 };
+
+const send = (res: ServerResponse, status: number, type: string, body: string, headers: Record<string, string> = {}) =>
+  sendWhole(res, status, type, body, { ...headers, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
 
 /** Read once: a megabyte of GraphiQL is not worth reading per request. */
 const loaded = new Map<string, Promise<string>>();
@@ -154,17 +158,6 @@ async function sendAsset(res: ServerResponse, name: string): Promise<void> {
 function fromPackage(pkg: string, file: string, type: string): { type: string; load: () => Promise<string> } {
   // The packages export neither their UMD files nor their folders: find the folder through package.json.
   return { type, load: () => readFile(join(dirname(require.resolve(`${pkg}/package.json`)), file), 'utf8') };
-}
-
-function send(res: ServerResponse, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, {
-    ...headers,
-    'content-type': contentType,
-    'content-length': Buffer.byteLength(body),
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-  });
-  res.end(body);
 }
 
 /** The explorer's page: the bar with the venue switch, and the element boot.js fills from the JSON config. */
