@@ -75,10 +75,7 @@ export interface GraphqlRouteOptions {
   compiled?: CompiledExecutor;
 }
 
-/**
- * `POST /graphql` and `GET /graphql`: the request read once, the steps, then an executor (compiled, or Apollo);
- * whatever happened, the one log line, the metrics and the span's end, written here from the request's record.
- */
+/** `POST /graphql` and `GET /graphql`: read once, the steps, an executor; whatever happened, written out once. */
 export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> {
   const { apollo, limits, logger, metrics } = options;
   const steps = options.steps ?? [];

@@ -48,10 +48,7 @@ export class ServerLifecycle {
     for (const res of this.inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
   }
 
-  /**
-   * Stops accepting connections and lets the requests in flight finish; after `timeoutMs` the connections still
-   * busy are cut. Resolves, with the number of requests cut, when the server is closed.
-   */
+  /** Lets the requests in flight finish, cuts those left after `timeoutMs`; resolves when the server is closed. */
   async drain(server: Server, timeoutMs: number): Promise<{ cut: number }> {
     this.markDraining();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));

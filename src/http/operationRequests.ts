@@ -3,19 +3,13 @@ import type { IncomingMessage } from 'node:http';
 import type { QueryLimits } from '../config';
 import { isPlainObject } from '../upstreams/fieldPlan';
 
-/**
- * How an operation names its document: by id (Apollo's persisted query extension without a query; or `documentId`,
- * GraphQL-over-HTTP's persisted documents, lower-cased and without `sha256:`), as text, or not at all.
- */
+/** By id (APQ's extension without a query, or `documentId` lower-cased without `sha256:`), as text, or not at all. */
 export type DocumentAsk =
   | { kind: 'id'; id: string; via: 'persistedQuery' | 'documentId' }
   | { kind: 'text'; query: string; apqHash?: string }
   | { kind: 'none' };
 
-/**
- * One operation of a GraphQL HTTP request, read once with Apollo Server's leniency (`null` is absent). Every step,
- * the executor choice and idempotency read this; the body is parsed nowhere else.
- */
+/** One operation, read once with Apollo's leniency (`null` is absent); the body is parsed nowhere else. */
 export interface OperationRequest {
   /** The document text: as sent, or the text its id resolved to (`resolvedBy`). */
   query?: string;
@@ -51,10 +45,7 @@ export interface ReadRequest {
   readonly body: unknown;
 }
 
-/**
- * Reads a GET or POST GraphQL request once, as graphql-http's `parseRequestParams` does. Bodies of other content
- * types are kept as text for Apollo to refuse (and its CSRF check to see).
- */
+/** Reads a GET or POST once, as graphql-http's `parseRequestParams`; other content types stay text for Apollo to refuse. */
 export async function readOperationRequests(req: IncomingMessage, url: URL, limits: Pick<QueryLimits, 'maxBodyBytes' | 'maxBatchSize'>): Promise<ReadRequest> {
   if (req.method === 'GET') return { method: 'GET', operations: [fromSearch(url.searchParams)], batched: false, body: undefined };
   if (req.method !== 'POST') throw new UnreadableRequestError(405, 'Use GET or POST');

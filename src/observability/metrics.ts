@@ -21,10 +21,7 @@ export interface GatewayMetricsOptions {
   maxOperationLabels?: number;
 }
 
-/**
- * The Prometheus metrics of one gateway, in a registry of its own so several gateways in one process (the tests) do
- * not mix their counts. Labels are bounded: routes are templates, operation names are capped.
- */
+/** One gateway's metrics, in a registry of its own so gateways in one process (the tests) do not mix their counts. */
 export class GatewayMetrics {
   readonly registry = new Registry();
   private readonly registers = [this.registry];

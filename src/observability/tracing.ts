@@ -14,7 +14,6 @@ import {
 import { codeOf } from '../errors/errorFields';
 import type { ServiceName } from '../errors/UpstreamError';
 import type { SendLayer } from '../upstreams/transport';
-import type { OperationOutcome } from './metrics';
 
 // Incubating conventions, so copied rather than imported from the package's unstable entry.
 const ATTR_URL_TEMPLATE = 'url.template';
@@ -41,10 +40,7 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
-/**
- * Registers the process-wide tracer provider (W3C propagation, batched OTLP/HTTP export); undefined, registering
- * nothing, when there is nowhere to send spans. The SDK is loaded only then.
- */
+/** Registers the process-wide provider with batched OTLP/HTTP export; the SDK is loaded only when there is somewhere to send. */
 export function startTracing(options: TracingOptions): Tracing | undefined {
   if (!options.endpoint && !options.spanProcessors) return undefined;
   const { BatchSpanProcessor, NodeTracerProvider } = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
@@ -87,7 +83,7 @@ export async function withOperationSpan<T>(request: { method: string; headers: R
 }
 
 /** Records how the request ended on its span, renamed after what it ran (`query Day`, `graphql batch`). */
-export function endOperationSpan({ outcome, errorCodes }: { outcome: OperationOutcome; errorCodes: readonly string[] }, name?: string, operation?: { type?: string; operationName: string | null }): void {
+export function endOperationSpan({ outcome, errorCodes }: { outcome: string; errorCodes: readonly string[] }, name?: string, operation?: { type?: string; operationName: string | null }): void {
   const span = trace.getActiveSpan();
   if (!span?.isRecording()) return;
   if (name) span.updateName(name);
@@ -98,10 +94,7 @@ export function endOperationSpan({ outcome, errorCodes }: { outcome: OperationOu
   if (outcome === 'error') span.setStatus({ code: SpanStatusCode.ERROR, message: errorCodes.join(', ') });
 }
 
-/**
- * The transport's innermost layer: one client span per attempt (so per retry), its `traceparent` sent on a copy of
- * the headers, which the request's calls may share. When tracing is off the call passes untouched.
- */
+/** The transport's innermost layer: a client span per attempt, its `traceparent` on a copy of the (shared) headers. */
 export function tracedSend(service: ServiceName): SendLayer {
   return (next) => (req, wire) => {
     if (!tracingOn) return next(req, wire);

@@ -54,10 +54,7 @@ const HTML = 'text/html; charset=utf-8';
 const JS = 'text/javascript; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
 
-/**
- * A fixed list: no request path reaches the file system. GraphiQL and React come from node_modules (development
- * dependencies, as the explorer is off in production), pinned to graphiql 4 and react 18, the last with UMD builds.
- */
+/** A fixed list, so no request path reaches the file system; graphiql 4 and react 18 are the last with UMD builds. */
 const ASSETS: Record<string, { type: string; load: () => Promise<string> }> = {
   'boot.js': { type: JS, load: async () => BOOT_SCRIPT },
   'explorer.css': { type: CSS, load: async () => EXPLORER_CSS },
@@ -79,18 +76,12 @@ const send = (res: ServerResponse, status: number, type: string, body: string, h
 /** Read once: a megabyte of GraphiQL is not worth reading per request. */
 const loaded = new Map<string, Promise<string>>();
 
-/**
- * Whether `Accept` prefers `text/html` to both JSON types: a browser's navigation does; curl's `*\/*` and GraphQL
- * clients do not, so API clients keep their JSON answers whatever else they list.
- */
+/** Whether `Accept` prefers `text/html` to both JSON types: a browser's navigation does, curl's `*\/*` does not. */
 export function prefersHtml(accept: string | undefined): boolean {
   return new Negotiator({ headers: { accept } }).mediaType(['application/json', 'application/graphql-response+json', 'text/html']) === 'text/html';
 }
 
-/**
- * `GET /graphql` from a browser: the explorer outside production, a page saying where the API is in production;
- * `GET /explorer/…`: the explorer's files. Anything else is left to the GraphQL route. Answers whether it handled the request.
- */
+/** `GET /graphql` from a browser (the explorer, or in production a page saying it is off) and `GET /explorer/…`. */
 export function explorerRoute(options: ExplorerOptions): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean> {
   const venues = options.venues ?? [];
   const sandboxScriptUrl = options.sandboxScriptUrl ?? APOLLO_SANDBOX_SCRIPT;
