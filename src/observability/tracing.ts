@@ -13,7 +13,7 @@ import {
 } from '@opentelemetry/semantic-conventions';
 import { codeOf } from '../errors/errorFields';
 import type { ServiceName } from '../errors/UpstreamError';
-import type { SendLayer } from '../upstreams/transport';
+import type { Answer, SendLayer, TransportRequest } from '../upstreams/transport';
 
 // Incubating conventions, so copied rather than imported from the package's unstable entry.
 const ATTR_URL_TEMPLATE = 'url.template';
@@ -94,24 +94,22 @@ export function endOperationSpan({ outcome, errorCodes }: { outcome: string; err
   if (outcome === 'error') span.setStatus({ code: SpanStatusCode.ERROR, message: errorCodes.join(', ') });
 }
 
-/** The transport's innermost layer: a client span per attempt, its `traceparent` on a copy of the (shared) headers. */
+/** The transport's innermost layer: a client span per attempt (each retry its own), current while the call runs. */
 export function tracedSend(service: ServiceName): SendLayer {
-  return (next) => (req, wire) => {
-    if (!tracingOn) return next(req, wire);
-    return traceUpstreamCall(service, req, () => {
-      const headers = { ...req.headers };
-      propagation.inject(context.active(), headers);
-      return next({ ...req, headers }, wire);
-    });
-  };
+  return (next) => (req, wire) => (tracingOn ? traceUpstreamCall(service, req, (headers) => next({ ...req, headers }, wire)) : next(req, wire));
 }
 
-/** One upstream call in its client span (`GET /checks/:id`); 4xx, 5xx and failures are errors, as the HTTP conventions say. */
-async function traceUpstreamCall<T extends { status: number }>(service: ServiceName, call: { method: string; route: string }, fn: () => Promise<T>): Promise<T> {
-  const attributes: Attributes = { [ATTR_UPSTREAM_SERVICE]: service, [ATTR_HTTP_REQUEST_METHOD]: call.method, [ATTR_URL_TEMPLATE]: call.route };
-  const span = tracer.startSpan(`${call.method} ${call.route}`, { kind: SpanKind.CLIENT, attributes });
+/** One call in its client span (`GET /checks/:id`); 4xx, 5xx and failures are errors, as the HTTP conventions say. */
+async function traceUpstreamCall(service: ServiceName, req: TransportRequest, send: (headers: Record<string, string>) => Promise<Answer>): Promise<Answer> {
+  const attributes: Attributes = { [ATTR_UPSTREAM_SERVICE]: service, [ATTR_HTTP_REQUEST_METHOD]: req.method, [ATTR_URL_TEMPLATE]: req.route };
+  const span = tracer.startSpan(`${req.method} ${req.route}`, { kind: SpanKind.CLIENT, attributes });
   try {
-    const answer = await context.with(trace.setSpan(context.active(), span), fn);
+    const answer = await context.with(trace.setSpan(context.active(), span), () => {
+      // A copy: the request's calls may share one headers object.
+      const headers = { ...req.headers };
+      propagation.inject(context.active(), headers);
+      return send(headers);
+    });
     span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, answer.status);
     if (answer.status >= 400) {
       span.setAttribute(ATTR_ERROR_TYPE, String(answer.status));

@@ -46,6 +46,7 @@ export interface ExplorerOptions {
 }
 
 type Mode = 'auto' | 'graphiql';
+type Asset = { type: string; load: () => Promise<string>; text?: Promise<string> };
 
 const GRAPHQL_PATH = '/graphql';
 /** Apart from /graphql, so no asset path can meet a GraphQL request. */
@@ -55,7 +56,7 @@ const JS = 'text/javascript; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
 
 /** A fixed list, so no request path reaches the file system; graphiql 4 and react 18 are the last with UMD builds. */
-const ASSETS: Record<string, { type: string; load: () => Promise<string> }> = {
+const ASSETS: Record<string, Asset> = {
   'boot.js': { type: JS, load: async () => BOOT_SCRIPT },
   'explorer.css': { type: CSS, load: async () => EXPLORER_CSS },
   'react.production.min.js': fromPackage('react', 'umd/react.production.min.js', JS),
@@ -72,9 +73,6 @@ const GRAPHIQL_ASSETS = {
 
 const send = (res: ServerResponse, status: number, type: string, body: string, headers: Record<string, string> = {}) =>
   sendWhole(res, status, type, body, { ...headers, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
-
-/** Read once: a megabyte of GraphiQL is not worth reading per request. */
-const loaded = new Map<string, Promise<string>>();
 
 /** Whether `Accept` prefers `text/html` to both JSON types: a browser's navigation does, curl's `*\/*` does not. */
 export function prefersHtml(accept: string | undefined): boolean {
@@ -132,41 +130,34 @@ export function explorerRoute(options: ExplorerOptions): (req: IncomingMessage, 
 async function sendAsset(res: ServerResponse, name: string): Promise<void> {
   const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
   if (!asset) return send(res, 404, 'text/plain; charset=utf-8', 'Not found');
-  let text = loaded.get(name);
-  if (!text) {
-    text = asset.load();
-    loaded.set(name, text);
-  }
   try {
-    send(res, 200, asset.type, await text);
+    // Read once: a megabyte of GraphiQL is not worth reading per request.
+    send(res, 200, asset.type, await (asset.text ??= asset.load()));
   } catch {
-    loaded.delete(name);
+    asset.text = undefined;
     // `npm ci --omit=dev` leaves GraphiQL out; Apollo Sandbox (online) still works.
     send(res, 404, 'text/plain; charset=utf-8', 'The offline explorer needs the development dependencies (npm ci)');
   }
 }
 
-function fromPackage(pkg: string, file: string, type: string): { type: string; load: () => Promise<string> } {
+function fromPackage(pkg: string, file: string, type: string): Asset {
   // The packages export neither their UMD files nor their folders: find the folder through package.json.
   return { type, load: () => readFile(join(dirname(require.resolve(`${pkg}/package.json`)), file), 'utf8') };
 }
 
 /** The explorer's page: the bar with the venue switch, and the element boot.js fills from the JSON config. */
 function explorerHtml(config: { mode: Mode }, venues: readonly ExplorerVenue[], venue: ExplorerVenue | undefined): string {
-  const link = (params: { venue?: string; explorer?: string }, text: string, current: boolean) => {
-    const query = new URLSearchParams();
-    const venueKey = params.venue ?? venue?.key;
-    if (venueKey) query.set('venue', venueKey);
-    const mode = params.explorer ?? (config.mode === 'graphiql' ? 'graphiql' : undefined);
-    if (mode) query.set('explorer', mode);
+  const link = (venueKey: string | undefined, mode: Mode, text: string, current = false) => {
+    const query = new URLSearchParams(venueKey ? { venue: venueKey } : {});
+    if (mode === 'graphiql') query.set('explorer', mode);
     return `<a href="?${escapeHtml(query.toString())}"${current ? ' aria-current="page"' : ''}>${escapeHtml(text)}</a>`;
   };
   const venueSwitch = venues.length === 0
     ? '<span class="note">No sample headers: add your own in the Headers tab.</span>'
-    : `<span>Venue (headers): ${venues.map((v) => link({ venue: v.key }, v.name, v === venue)).join(' · ')}</span>`;
+    : `<span>Venue (headers): ${venues.map((v) => link(v.key, config.mode, v.name, v === venue)).join(' · ')}</span>`;
   const explorerSwitch = config.mode === 'graphiql'
-    ? link({ explorer: 'auto' }, 'try Apollo Sandbox', false)
-    : link({ explorer: 'graphiql' }, 'use the offline explorer', false);
+    ? link(venue?.key, 'auto', 'try Apollo Sandbox')
+    : link(venue?.key, 'graphiql', 'use the offline explorer');
   return `<!doctype html>
 <html lang="en">
 <head>
