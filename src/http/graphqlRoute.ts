@@ -5,9 +5,8 @@ import type { GatewayContext } from '../context';
 import { credentialSpellingConflict } from '../credentials';
 import { ErrorCode } from '../errors/codes';
 import type { Logger } from '../logger';
-import type { GatewayMetrics } from '../observability/metrics';
-import type { OperationOutcome } from '../observability/operationOutcome';
-import { endOperationSpan, nameOperationSpan, withOperationSpan } from '../observability/tracing';
+import type { GatewayMetrics, OperationOutcome } from '../observability/metrics';
+import { endOperationSpan, withOperationSpan } from '../observability/tracing';
 import { oldestCachedAgeSeconds } from '../upstreams/events';
 import type { UpstreamCallRecord } from '../upstreams/http';
 import { apolloRequest, readOperationRequests, UnreadableRequestError, type ReadRequest } from './operationRequests';
@@ -20,13 +19,11 @@ export interface GraphqlRequest {
   readonly url: URL;
   /** A request header by lower-cased name (the first value when repeated). */
   header: (lowerName: string) => string | undefined;
-  /** The headers as Node received them (Apollo gets them as its HeaderMap, made only when Apollo runs the request). */
   readonly incomingHeaders: IncomingHttpHeaders;
-  /** The request's operations and body, read once (src/http/operationRequests.ts). */
   readonly read: ReadRequest;
-  /** What the request did, typed: the steps fill it and decide from it; the route writes it out once. */
+  /** The steps fill it and decide from it; the route writes it out once. */
   readonly record: RequestRecord;
-  /** The request's one context, built on first use (by whichever executor runs it). */
+  /** Built on first use, by whichever executor runs the request. */
   context(): Promise<GatewayContext>;
 }
 
@@ -36,16 +33,16 @@ export interface AnswerOutcome {
   errorCodes: string[];
 }
 
-/** A complete answer: what a step may write itself (a refusal, a replay) or get from the steps after it. */
+/** A complete answer, written by a step itself (a refusal, a replay) or by the steps after it. */
 export interface GraphqlResponse {
   status: number;
   headers: Map<string, string>;
   body: string;
-  /** For an answer no executor wrote (nothing in the record's operations): how it ended. */
+  /** How an answer no executor wrote ended. */
   readonly outcome?: AnswerOutcome;
 }
 
-/** An answer a step writes itself (a refusal: nothing executed): JSON, one error with its contract code. */
+/** A refusal: nothing executed, one error with its contract code. */
 export function refusal(status: number, code: string, message: string, headers: Record<string, string> = {}): GraphqlResponse {
   return {
     status,
@@ -63,10 +60,7 @@ export interface CompiledExecutor {
   learn(request: GraphqlRequest, response: GraphqlResponse): void;
 }
 
-/**
- * A policy of the HTTP layer around execution (idempotency, client limits, trusted documents), composed as
- * undici composes interceptors: it may answer by itself, or call `next()` and work on what comes back.
- */
+/** A policy around execution (idempotency, client limits, …), composed as undici interceptors: answer, or call `next()`. */
 export type GraphqlStep = (request: GraphqlRequest, next: () => Promise<GraphqlResponse>) => Promise<GraphqlResponse>;
 
 export interface GraphqlRouteOptions {
@@ -74,7 +68,6 @@ export interface GraphqlRouteOptions {
   limits: QueryLimits;
   logger: Logger;
   metrics: GatewayMetrics;
-  /** Builds the per-request context once Apollo has accepted the request's HTTP form. */
   context(request: GraphqlRequest): Promise<GatewayContext>;
   /** Outermost first. Default: none. */
   steps?: readonly GraphqlStep[];
@@ -82,10 +75,7 @@ export interface GraphqlRouteOptions {
   compiled?: CompiledExecutor;
 }
 
-/**
- * `POST /graphql` and `GET /graphql`: the request read once, the steps, then an executor (compiled, or Apollo);
- * whatever happened, the one log line, the metrics and the span's end, written here from the request's record.
- */
+/** `POST /graphql` and `GET /graphql`: read once, the steps, an executor; whatever happened, written out once. */
 export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> {
   const { apollo, limits, logger, metrics } = options;
   const steps = options.steps ?? [];
@@ -101,18 +91,12 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
       httpGraphQLRequest: apolloRequest(request.read, request.url, headers),
       context: () => request.context(),
     });
-    let body: string;
-    if (result.body.kind === 'complete') body = result.body.string;
-    else {
-      // Incremental delivery is not enabled in this schema; collect it if Apollo ever streams.
-      body = '';
-      for await (const chunk of result.body.asyncIterator) body += chunk;
-    }
+    // Incremental delivery (@defer, @stream) needs graphql 17: Apollo answers whole.
+    if (result.body.kind !== 'complete') throw new Error('Apollo streamed an answer');
     const status = result.status ?? 200;
-    // Apollo answers without running an operation only to refuse the request's HTTP form (its BadRequestError), or
-    // when it fails before execution (500).
+    // Used only when no operation ran: Apollo refused the HTTP form (BadRequestError) or failed before execution.
     const outcome: AnswerOutcome = { outcome: 'error', errorCodes: [status >= 500 ? ErrorCode.INTERNAL_SERVER_ERROR : 'BAD_REQUEST'] };
-    const response = { status, headers: new Map(result.headers), body, outcome };
+    const response = { status, headers: new Map(result.headers), body: result.body.string, outcome };
     if (request.record.operations.length > 0) options.compiled?.learn(request, response);
     return response;
   }
@@ -124,7 +108,6 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
 
   /** The steps and the executor; a throw anywhere inside is answered 500 and still recorded. */
   async function answer(request: GraphqlRequest): Promise<GraphqlResponse> {
-    // One credential header under both spellings with different values: refused before any step or upstream call.
     const conflict = credentialSpellingConflict(request.header);
     if (conflict !== undefined) return refusal(400, ErrorCode.BAD_USER_INPUT, conflict);
     try {
@@ -156,10 +139,9 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
       },
       'graphql request',
     );
-    // A batch shares one HTTP request and so one span; naming it after one of its operations would mislead.
-    if (batched) nameOperationSpan('graphql batch');
-    else if (only?.type) nameOperationSpan(`${only.type}${only.operationName ? ` ${only.operationName}` : ''}`, only);
-    endOperationSpan(whole.outcome, whole.errorCodes);
+    // A batch shares one span; naming it after one of its operations would mislead.
+    const named = !batched && only?.type ? only : undefined;
+    endOperationSpan(whole, batched ? 'graphql batch' : named && `${named.type} ${named.operationName ?? ''}`.trimEnd(), named);
   }
 
   return async (req, res, url) => {
@@ -167,7 +149,7 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
     res.setHeader('x-request-id', record.requestId);
     let read: ReadRequest;
     try {
-      read = await readOperationRequests(req, url, { maxBodyBytes: limits.maxBodyBytes, maxBatchSize: limits.maxBatchSize });
+      read = await readOperationRequests(req, url, limits);
     } catch (err) {
       if (!(err instanceof UnreadableRequestError)) throw err;
       const response = refusal(err.status, 'BAD_REQUEST', err.message, err.status === 405 ? { allow: 'GET, POST' } : {});
@@ -184,7 +166,6 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
       record,
       context: () => (context ??= options.context(request)),
     };
-    // The server span covers the steps too, so a refusal or a replay is traced like an execution.
     const response = await withOperationSpan({ method: read.method, headers: req.headers }, async () => {
       const answered = await answer(request);
       finish(record, answered, read.batched);
@@ -194,8 +175,7 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
   };
 }
 
-/** How the request ended as a whole: its one operation's outcome; a batch's (error when every operation failed, success
- * when none did, else partial); or, with no operation executed, the answer's own. */
+/** How the request ended as a whole: a batch is an error when every operation failed, partial when some did. */
 export function answerOutcome(record: RequestRecord, response: Pick<GraphqlResponse, 'outcome'>): AnswerOutcome {
   const ops = record.operations;
   if (ops.length === 0) return response.outcome ?? { outcome: 'error', errorCodes: [ErrorCode.INTERNAL_SERVER_ERROR] };
@@ -217,17 +197,14 @@ function firstHeader(req: IncomingMessage, lowerName: string): string | undefine
   return Array.isArray(value) ? value[0] : value;
 }
 
-/**
- * What the log keeps of an upstream read: where, how it ended, how long, and its source (`upstream`, `joined`,
- * `cache`); never headers or bodies.
- */
-function callSummary(call: UpstreamCallRecord): { service: string; method: string; route: string; status: number | null; failure?: string; durationMs: number; source: string } {
+/** What the log keeps of an upstream read; never headers or bodies. */
+function callSummary(call: UpstreamCallRecord): Record<string, unknown> {
   return {
     service: call.service,
     method: call.method,
     route: call.route,
     status: call.status ?? null,
-    ...(call.error ? { failure: call.error.failure } : {}),
+    failure: call.error?.failure,
     durationMs: roundMs(call.durationMs),
     source: call.source,
   };

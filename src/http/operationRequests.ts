@@ -1,42 +1,31 @@
 import type { HTTPGraphQLRequest } from '@apollo/server';
 import type { IncomingMessage } from 'node:http';
+import type { QueryLimits } from '../config';
 import { isPlainObject } from '../upstreams/record';
 
-/**
- * How one GraphQL operation request names its document: by id (Apollo's persisted query extension without a query,
- * as sent; or `documentId` as the GraphQL-over-HTTP persisted documents appendix has it, lower-cased and without its
- * `sha256:` prefix), as free-form text, or not at all.
- */
+/** By id (APQ's extension without a query, or `documentId` lower-cased without `sha256:`), as text, or not at all. */
 export type DocumentAsk =
   | { kind: 'id'; id: string; via: 'persistedQuery' | 'documentId' }
   | { kind: 'text'; query: string; apqHash?: string }
   | { kind: 'none' };
 
-/**
- * One operation of a GraphQL HTTP request, read once (a POST body's object, one element of a batch, or a GET's
- * query string) with Apollo Server's leniency: `null` is absent for `operationName`, `variables` and `extensions`.
- * Every step, the executor choice and idempotency read this; the body is parsed nowhere else.
- */
+/** One operation, read once with Apollo's leniency (`null` is absent); the body is parsed nowhere else. */
 export interface OperationRequest {
   /** The document text: as sent, or the text its id resolved to (`resolvedBy`). */
   query?: string;
   operationName?: string;
   variables?: Record<string, unknown>;
   extensions?: Record<string, unknown>;
-  /** How the client named its document. */
   readonly ask: DocumentAsk;
   /** Set when the id was resolved to `query`: a trusted document's manifest body, or a registered APQ text. */
   resolvedBy?: 'trusted' | 'apq';
-  /**
-   * Whether Apollo Server would accept this operation's HTTP form (its runHttpQuery rules). Steps leave a malformed
-   * operation alone: Apollo refuses it with BAD_REQUEST before any work.
-   */
+  /** Whether Apollo would accept its HTTP form; steps leave a malformed one for Apollo to refuse. */
   readonly wellFormed: boolean;
   /** The object as the client sent it (a POST's), handed to Apollo unchanged unless its document was resolved. */
   readonly sent: unknown;
 }
 
-/** The refusals of the HTTP form that come before any operation is read (status 400, 405, 413); the route answers them. */
+/** A refusal of the HTTP form before any operation is read (400, 405, 413). */
 export class UnreadableRequestError extends Error {
   constructor(
     readonly status: number,
@@ -46,31 +35,21 @@ export class UnreadableRequestError extends Error {
   }
 }
 
-/** The whole HTTP request as read once: its operations, and what Apollo gets when it runs them. */
+/** The whole HTTP request as read once. */
 export interface ReadRequest {
   readonly method: 'GET' | 'POST';
-  /** Empty when the body holds no operation Apollo could read (not JSON, an empty object, a string): Apollo refuses it. */
+  /** Empty when the body holds no operation Apollo could read: Apollo refuses it. */
   readonly operations: OperationRequest[];
   readonly batched: boolean;
   /** The parsed JSON body of a POST (the raw text for other content types); undefined for a GET. */
   readonly body: unknown;
 }
 
-export interface ReadOptions {
-  maxBodyBytes: number;
-  /** MAX_BATCH_SIZE; 0 refuses every batch. */
-  maxBatchSize: number;
-}
-
-/**
- * Reads a GET or POST GraphQL request once, as graphql-http's `parseRequestParams` does. Another method (405), a body
- * that is too large (413) or not valid JSON (400), or a batch over MAX_BATCH_SIZE (400) throws UnreadableRequestError.
- * Bodies of other content types are kept as text for Apollo to refuse (and its CSRF check to see).
- */
-export async function readOperationRequests(req: IncomingMessage, url: URL, options: ReadOptions): Promise<ReadRequest> {
+/** Reads a GET or POST once, as graphql-http's `parseRequestParams`; other content types stay text for Apollo to refuse. */
+export async function readOperationRequests(req: IncomingMessage, url: URL, limits: Pick<QueryLimits, 'maxBodyBytes' | 'maxBatchSize'>): Promise<ReadRequest> {
   if (req.method === 'GET') return { method: 'GET', operations: [fromSearch(url.searchParams)], batched: false, body: undefined };
   if (req.method !== 'POST') throw new UnreadableRequestError(405, 'Use GET or POST');
-  const text = await readBody(req, options.maxBodyBytes);
+  const text = await readBody(req, limits.maxBodyBytes);
   const type = req.headers['content-type'] ?? '';
   if (!/^application\/(graphql-response\+)?json/i.test(type)) return { method: 'POST', operations: [], batched: false, body: text };
   let body: unknown;
@@ -79,10 +58,10 @@ export async function readOperationRequests(req: IncomingMessage, url: URL, opti
   } catch {
     throw new UnreadableRequestError(400, 'The request body is not valid JSON');
   }
-  return operationsOfBody(body, options.maxBatchSize);
+  return operationsOfBody(body, limits.maxBatchSize);
 }
 
-/** The operations of a POST's parsed JSON body: one object, or a batch of at most `maxBatchSize` (else it throws). */
+/** The operations of a POST's parsed JSON body: one object, or a batch of at most `maxBatchSize`. */
 export function operationsOfBody(body: unknown, maxBatchSize = Infinity): ReadRequest {
   if (Array.isArray(body)) {
     if (body.length > Math.max(maxBatchSize, 1)) {
@@ -93,7 +72,7 @@ export function operationsOfBody(body: unknown, maxBatchSize = Infinity): ReadRe
   return { method: 'POST', operations: isPlainObject(body) && Object.keys(body).length > 0 ? [fromObject(body)] : [], batched: false, body };
 }
 
-/** Reads the body, refusing it as soon as it passes `limit` bytes (Content-Length is checked first). */
+/** Reads the body, refusing it as soon as it passes `limit` bytes. */
 async function readBody(req: IncomingMessage, limit: number): Promise<string> {
   const tooLarge = () => new UnreadableRequestError(413, `Request body is larger than ${limit} bytes`);
   const declared = Number(req.headers['content-length']);
@@ -120,7 +99,7 @@ function fromObject(item: unknown): OperationRequest {
   return operation({ query, operationName, variables, extensions, documentId }, wellFormed, item);
 }
 
-/** A GET's operation; a parameter given twice or JSON that does not parse is malformed, as Apollo has it. */
+/** A GET's operation; a parameter given twice or JSON that does not parse is malformed. */
 function fromSearch(params: URLSearchParams): OperationRequest {
   let wellFormed = true;
   const once = (name: string): string | undefined => {
@@ -163,11 +142,8 @@ function documentAsk(fields: Record<string, unknown>): DocumentAsk {
     return { kind: 'id', id: id.toLowerCase(), via: 'documentId' };
   }
   const persisted = persistedQueryOf(fields.extensions);
-  if (typeof fields.query === 'string' && fields.query !== '') {
-    return persisted ? { kind: 'text', query: fields.query, apqHash: persisted } : { kind: 'text', query: fields.query };
-  }
-  if (persisted !== undefined) return { kind: 'id', id: persisted, via: 'persistedQuery' };
-  return { kind: 'none' };
+  if (typeof fields.query === 'string' && fields.query !== '') return { kind: 'text', query: fields.query, apqHash: persisted };
+  return persisted === undefined ? { kind: 'none' } : { kind: 'id', id: persisted, via: 'persistedQuery' };
 }
 
 /** Whether an id can name a persisted document at all (64 hex digits), before it is looked up. */
@@ -177,10 +153,8 @@ export function isWellFormedId(id: string): boolean {
 
 /** `extensions.persistedQuery.sha256Hash` of a version-1 persisted query; other versions are Apollo's to refuse. */
 function persistedQueryOf(extensions: unknown): string | undefined {
-  if (!isPlainObject(extensions)) return undefined;
-  const persisted = extensions.persistedQuery;
-  if (!isPlainObject(persisted)) return undefined;
-  return persisted.version === 1 && typeof persisted.sha256Hash === 'string' ? persisted.sha256Hash : undefined;
+  const persisted = isPlainObject(extensions) ? extensions.persistedQuery : undefined;
+  return isPlainObject(persisted) && persisted.version === 1 && typeof persisted.sha256Hash === 'string' ? persisted.sha256Hash : undefined;
 }
 
 /** The operation as Apollo gets it: as sent, or, once its id was resolved, its text without the id. */

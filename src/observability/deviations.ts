@@ -2,22 +2,15 @@ import type { Logger } from '../logger';
 import type { Deviation, DeviationSink } from '../upstreams/record';
 import type { GatewayMetrics } from './metrics';
 
-export interface UpstreamDeviationsOptions {
-  logger: Logger;
-  /** Where each deviation is counted (`tablegraph_upstream_deviations_total`); none in unit tests. */
-  metrics?: GatewayMetrics;
-}
-
 /**
- * How the upstreams' answers differ from the gateway's reading of their documents: every deviation is counted, and
- * the first of each kind (route, field, what came) is logged at warn, once per gateway, so operators learn the real
- * shape from traffic without a line per request. No value is ever logged: only the field's path and a JSON type or
- * reason. The set of kinds is bounded: fields come from our schemas, and what came from a short fixed list.
+ * Counts every upstream deviation and logs the first of each kind (route, field, what came) once per gateway, so
+ * operators learn the real shape without a line per request. Never a value: the field's path and a JSON type or reason.
  */
 export class UpstreamDeviations implements DeviationSink {
   private readonly logged = new Set<string>();
 
-  constructor(private readonly options: UpstreamDeviationsOptions) {}
+  /** `metrics`: none in unit tests. */
+  constructor(private readonly options: { logger: Logger; metrics?: GatewayMetrics }) {}
 
   report(deviation: Deviation): void {
     this.options.metrics?.countDeviation(deviation);

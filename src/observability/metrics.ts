@@ -1,109 +1,93 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ServiceName } from '../errors/UpstreamError';
-import type { OperationOutcome } from './operationOutcome';
 import type { IdempotencyOutcome } from '../idempotency/outcome';
 import type { UpstreamCallRecord } from '../upstreams/http';
 import type { CircuitStateName } from '../upstreams/resilience';
 import type { ReadSource } from '../upstreams/sharedReads';
 
+/** How one GraphQL operation ended: no error; data with errors; or errors only. */
+export type OperationOutcome = 'success' | 'partial' | 'error';
+
 /** Seconds: from a cached-connection GET (a few ms) to the longest upstream time budgets. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-/** Keys per DataLoader batch: one check per reservation of a page, pages up to 100. */
-const BATCH_BUCKETS = [1, 2, 5, 10, 20, 50, 100];
 
-/** The gauge's value for each circuit state: 0 closed, 1 half-open, 2 open (alert on > 0). */
-export const CIRCUIT_STATE_VALUES: Readonly<Record<CircuitStateName, number>> = { closed: 0, 'half-open': 1, open: 2 };
-export type { CircuitStateName };
-
-/** Operation names come from clients; past this many distinct names, new ones share the label `__other__`. */
-export const MAX_OPERATION_LABELS = 200;
+/** The gauge's value for each circuit state (alert on > 0). */
+const CIRCUIT_STATE_VALUES: Readonly<Record<CircuitStateName, number>> = { closed: 0, 'half-open': 1, open: 2 };
 
 export interface GatewayMetricsOptions {
   /** Node's process metrics (CPU, memory, event loop lag, GC, handles). Default true. */
   defaultMetrics?: boolean;
-  /** Distinct operation names kept as labels. Default MAX_OPERATION_LABELS. */
+  /** Distinct operation names kept as labels (they come from clients); past them, `__other__`. Default 200. */
   maxOperationLabels?: number;
 }
 
-/**
- * The Prometheus metrics of one gateway, in a registry of its own (never prom-client's global one), so several
- * gateways in one process (the tests) do not mix their counts. Labels are bounded: routes are templates, operation
- * names are capped.
- */
+/** One gateway's metrics, in a registry of its own so gateways in one process (the tests) do not mix their counts. */
 export class GatewayMetrics {
   readonly registry = new Registry();
-  private readonly operations: Counter<'operation' | 'outcome'>;
-  private readonly operationSeconds: Histogram<'operation'>;
-  private readonly upstreamCalls: Counter<'service' | 'method' | 'route' | 'status' | 'outcome'>;
-  private readonly upstreamSeconds: Histogram<'service' | 'method' | 'route'>;
-  private readonly upstreamReads: Counter<'service' | 'route' | 'source'>;
-  private readonly loaderBatches: Histogram<'loader'>;
-  private readonly circuitState: Gauge<'service'>;
-  private readonly idempotency: Counter<'outcome'>;
-  private readonly deviations: Counter<'service' | 'route' | 'field' | 'received'>;
+  private readonly registers = [this.registry];
+  private readonly operations = new Counter({
+    name: 'tablegraph_graphql_requests_total',
+    help: 'GraphQL operations by operation name and outcome (success, partial, error)',
+    labelNames: ['operation', 'outcome'],
+    registers: this.registers,
+  });
+  private readonly operationSeconds = new Histogram({
+    name: 'tablegraph_graphql_request_duration_seconds',
+    help: 'Time from receiving a GraphQL operation to sending its response',
+    labelNames: ['operation'],
+    buckets: DURATION_BUCKETS,
+    registers: this.registers,
+  });
+  private readonly upstreamCalls = new Counter({
+    name: 'tablegraph_upstream_calls_total',
+    help: 'Upstream HTTP calls by service, method, route template, HTTP status (none without an answer) and outcome',
+    labelNames: ['service', 'method', 'route', 'status', 'outcome'],
+    registers: this.registers,
+  });
+  private readonly upstreamSeconds = new Histogram({
+    name: 'tablegraph_upstream_call_duration_seconds',
+    help: 'Duration of upstream HTTP calls, body included',
+    labelNames: ['service', 'method', 'route'],
+    buckets: DURATION_BUCKETS,
+    registers: this.registers,
+  });
+  private readonly upstreamReads = new Counter({
+    name: 'tablegraph_upstream_reads_total',
+    help: 'Upstream GETs the requests needed, by service, route template and where the answer came from: upstream (a call), joined (another request\'s call in flight) or cache (a kept answer)',
+    labelNames: ['service', 'route', 'source'],
+    registers: this.registers,
+  });
+  private readonly loaderBatches = new Histogram({
+    name: 'tablegraph_dataloader_batch_size',
+    help: 'Keys per DataLoader batch',
+    labelNames: ['loader'],
+    // One check per reservation of a page, pages up to 100.
+    buckets: [1, 2, 5, 10, 20, 50, 100],
+    registers: this.registers,
+  });
+  private readonly circuitState = new Gauge({
+    name: 'tablegraph_upstream_circuit_state',
+    help: 'Circuit breaker state per upstream: 0 closed, 1 half-open, 2 open',
+    labelNames: ['service'],
+    registers: this.registers,
+  });
+  private readonly idempotency = new Counter({
+    name: 'tablegraph_idempotency_requests_total',
+    help: 'Mutations with an Idempotency-Key (and idempotency refusals) by what the gateway did: stored, replayed, in_use, reused, unavailable, …',
+    labelNames: ['outcome'],
+    registers: this.registers,
+  });
+  private readonly deviations = new Counter({
+    name: 'tablegraph_upstream_deviations_total',
+    help: 'Upstream answers that differ from the documents, by service, route template, upstream field path (no list indexes) and what came (JSON type or reason)',
+    labelNames: ['service', 'route', 'field', 'received'],
+    registers: this.registers,
+  });
   private readonly operationLabels = new Set<string>();
   private readonly maxOperationLabels: number;
 
   constructor(options: GatewayMetricsOptions = {}) {
-    const registers = [this.registry];
-    this.maxOperationLabels = options.maxOperationLabels ?? MAX_OPERATION_LABELS;
-    this.operations = new Counter({
-      name: 'tablegraph_graphql_requests_total',
-      help: 'GraphQL operations by operation name and outcome (success, partial, error)',
-      labelNames: ['operation', 'outcome'],
-      registers,
-    });
-    this.operationSeconds = new Histogram({
-      name: 'tablegraph_graphql_request_duration_seconds',
-      help: 'Time from receiving a GraphQL operation to sending its response',
-      labelNames: ['operation'],
-      buckets: DURATION_BUCKETS,
-      registers,
-    });
-    this.upstreamCalls = new Counter({
-      name: 'tablegraph_upstream_calls_total',
-      help: 'Upstream HTTP calls by service, method, route template, HTTP status (none without an answer) and outcome',
-      labelNames: ['service', 'method', 'route', 'status', 'outcome'],
-      registers,
-    });
-    this.upstreamSeconds = new Histogram({
-      name: 'tablegraph_upstream_call_duration_seconds',
-      help: 'Duration of upstream HTTP calls, body included',
-      labelNames: ['service', 'method', 'route'],
-      buckets: DURATION_BUCKETS,
-      registers,
-    });
-    this.upstreamReads = new Counter({
-      name: 'tablegraph_upstream_reads_total',
-      help: 'Upstream GETs the requests needed, by service, route template and where the answer came from: upstream (a call), joined (another request\'s call in flight) or cache (a kept answer)',
-      labelNames: ['service', 'route', 'source'],
-      registers,
-    });
-    this.loaderBatches = new Histogram({
-      name: 'tablegraph_dataloader_batch_size',
-      help: 'Keys per DataLoader batch',
-      labelNames: ['loader'],
-      buckets: BATCH_BUCKETS,
-      registers,
-    });
-    this.circuitState = new Gauge({
-      name: 'tablegraph_upstream_circuit_state',
-      help: 'Circuit breaker state per upstream: 0 closed, 1 half-open, 2 open',
-      labelNames: ['service'],
-      registers,
-    });
-    this.idempotency = new Counter({
-      name: 'tablegraph_idempotency_requests_total',
-      help: 'Mutations with an Idempotency-Key (and idempotency refusals) by what the gateway did: stored, replayed, in_use, reused, unavailable, …',
-      labelNames: ['outcome'],
-      registers,
-    });
-    this.deviations = new Counter({
-      name: 'tablegraph_upstream_deviations_total',
-      help: 'Upstream answers that differ from the documents, by service, route template, upstream field path (no list indexes) and what came (JSON type or reason)',
-      labelNames: ['service', 'route', 'field', 'received'],
-      registers,
-    });
+    this.maxOperationLabels = options.maxOperationLabels ?? 200;
     for (const service of ['reservation', 'pos'] as const) this.setCircuitState(service, 'closed');
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
   }
@@ -121,7 +105,6 @@ export class GatewayMetrics {
     this.upstreamSeconds.observe({ service, method, route }, record.durationMs / 1000);
   }
 
-  /** One upstream GET a request needed, by where its answer came from (src/upstreams/sharedReads.ts). */
   countRead(service: ServiceName, route: string, source: ReadSource): void {
     this.upstreamReads.inc({ service, route, source });
   }
@@ -130,22 +113,19 @@ export class GatewayMetrics {
     this.loaderBatches.observe({ loader }, size);
   }
 
-  /** One idempotency decision (src/idempotency/idempotencyStep.ts); keys never become labels. */
+  /** Keys never become labels. */
   observeIdempotency(outcome: IdempotencyOutcome): void {
     this.idempotency.inc({ outcome });
   }
 
-  /** One upstream field that broke its reading (src/observability/deviations.ts). */
-  countDeviation(deviation: { service: ServiceName; route: string; field: string; received: string }): void {
-    this.deviations.inc({ service: deviation.service, route: deviation.route, field: deviation.field, received: deviation.received });
+  countDeviation({ service, route, field, received }: { service: ServiceName; route: string; field: string; received: string }): void {
+    this.deviations.inc({ service, route, field, received });
   }
 
-  /** Called by the circuit breaker of each upstream on every state change. */
   setCircuitState(service: ServiceName, state: CircuitStateName): void {
     this.circuitState.set({ service }, CIRCUIT_STATE_VALUES[state]);
   }
 
-  /** The exposition text and its content type, for `GET /metrics`. */
   async render(): Promise<{ contentType: string; text: string }> {
     return { contentType: this.registry.contentType, text: await this.registry.metrics() };
   }

@@ -1,11 +1,7 @@
 /**
- * What runs in the browser, kept as text because the gateway's TypeScript is compiled for Node (no DOM types) and
- * must serve the same bytes from `tsx` and from `dist/`. Plain ES2017, no build step.
- *
- * It reads the page's JSON config, tries Apollo Sandbox's script, and when that script cannot load (offline, a
- * firewall, DNS) within `sandboxTimeoutMs` it renders GraphiQL from the gateway's own /explorer/ files instead.
- * Neither sends telemetry: Sandbox is embedded with `runTelemetry: false`, and the page's Content-Security-Policy
- * lets it talk to nothing but the gateway and Apollo's two sandbox hosts.
+ * Runs in the browser, kept as text so `tsx` and `dist/` serve the same bytes (plain ES2017, no DOM types, no build).
+ * Tries Apollo Sandbox, and when its script cannot load within `sandboxTimeoutMs` renders GraphiQL from /explorer/.
+ * Neither sends telemetry: Sandbox runs with `runTelemetry: false`, and the page's CSP allows no other host.
  */
 export const BOOT_SCRIPT = String.raw`'use strict';
 (function () {
@@ -17,7 +13,6 @@ export const BOOT_SCRIPT = String.raw`'use strict';
     settled = true;
     document.body.setAttribute('data-explorer', name);
     document.getElementById('explorer-name').textContent = name === 'sandbox' ? 'Apollo Sandbox' : 'GraphiQL (served by the gateway)';
-    // After a fallback, "use the offline explorer" would only offer what is already there.
     if (name === 'graphiql' && config.mode === 'auto') document.getElementById('explorer-switch').hidden = true;
   }
 
@@ -50,8 +45,7 @@ export const BOOT_SCRIPT = String.raw`'use strict';
     });
   }
 
-  // GraphiQL keeps tabs and editors in localStorage; an in-memory store makes every load start from the page's
-  // pre-filled state (the current venue's headers), not from what another venue's session left behind.
+  // In memory, not localStorage: every load starts from the chosen venue's headers, not another venue's session.
   function memoryStorage() {
     var items = new Map();
     return {
@@ -73,8 +67,7 @@ export const BOOT_SCRIPT = String.raw`'use strict';
     }, Promise.resolve()).then(function () {
       target.textContent = '';
       var GraphiQL = window.GraphiQL;
-      // Subscriptions over graphql-ws on the same path (ws: or wss: as the page); GraphiQL sends the headers
-      // editor's content as connection_init's payload, which is where the gateway reads a WebSocket's headers.
+      // Subscriptions over graphql-ws on the same path; GraphiQL sends the headers as connection_init's payload.
       var endpoint = new URL(config.endpoint, location.href);
       var subscriptionUrl = (endpoint.protocol === 'https:' ? 'wss:' : 'ws:') + '//' + endpoint.host + endpoint.pathname;
       var element = window.React.createElement(GraphiQL, {
@@ -104,7 +97,6 @@ export const BOOT_SCRIPT = String.raw`'use strict';
 })();
 `;
 
-/** The page's frame around the explorer: a bar with the venue switch, the explorer filling the rest. */
 export const EXPLORER_CSS = `
 html, body { margin: 0; height: 100%; font-family: system-ui, sans-serif; font-size: 14px; }
 body { display: flex; flex-direction: column; }
