@@ -142,12 +142,7 @@ describe('the compiled path', () => {
     const [refused] = await both(byPersistedQuery(operation('StaffList').id, { perPage: 'many' }));
     expect([served.status, served.log.execution]).toEqual([200, 'compiled']);
     expect(refused.status).toBeGreaterThanOrEqual(400);
-    const counted = async (stack: Stack) =>
-      (await (await fetch(`${stack.url}/metrics`)).text())
-        .split('\n')
-        .filter((l) => /^tablegraph_(graphql_requests_total|client_(requests_total|upstream_calls_total|estimated_cost_count|actual_cost_sum|actual_cost_count))\{/.test(l))
-        .sort();
-    const [fast, slow] = [await counted(compiled), await counted(apollo)];
+    const [fast, slow] = [await countedMetrics(compiled), await countedMetrics(apollo)];
     expect(fast.length).toBeGreaterThan(3);
     expect(fast).toEqual(slow);
   });
