@@ -7,16 +7,17 @@ import { startFaultProxy, type FaultProxy } from '../../src/sandbox/faultProxy';
 import { fencedBlocks, readDoc } from '../support/readme';
 import { startStack, type Stack } from '../support/stack';
 import { MANIFEST_PATH, byPersistedQuery, manifest } from '../trustedDocuments/support';
-import { FRUGAL_KEY, TRUSTED_ONLY_CLIENT, clientsFile, comparedHeaders, countedMetrics, idsIn, maskNewIds, requestLog } from './differential';
+import { ANONYMOUS, FRUGAL_KEY, TRUSTED_ONLY_CLIENT, clientsFile, comparedHeaders, countedMetrics, idsIn, maskNewIds, requestLog } from './differential';
 
 /**
  * Mutations through a gateway with COMPILED_PATH on and one with it off. The compiled executor never takes a mutation
- * (graphql-jit would run the root fields on past a failed one), so both must answer through Apollo alike: generated
- * from every mutation of the trusted-document manifest (operations/) and of the docs' examples, with a valid input and
- * inputs the gateway or the service refuses, by id and as text (and by `documentId`), with and without an Idempotency-Key
- * (and its replay), by each client (one under a small maxCost, one bound to trusted documents), with the reservation
- * service answering, answering 500, or not at all. Each gateway has its own sandbox behind a fault proxy; every
- * mutation goes to both, so their states stay equal, and each valid input is new (its own date, note, amount).
+ * (graphql-jit would run the root fields on past a failed one), so both must answer through Apollo alike. Generated
+ * from every mutation of the trusted-document manifest (operations/) and of the docs' examples: a valid input and
+ * inputs the gateway or the service refuses, by id and as text (and by `documentId`), with and without an
+ * Idempotency-Key (and its replay), under each client policy (a first-party app, a partner under a small maxCost, an
+ * app bound to trusted documents, the anonymous policy), with the reservation service answering, answering 500, or
+ * not at all. Each gateway has its own sandbox behind a fault proxy; every mutation goes to both, so their states stay
+ * equal, and each valid input is new (its own date, note, amount).
  */
 
 type Fault = 'ok' | 'status500' | 'hang';
@@ -132,6 +133,7 @@ function generate(): Generated[] {
       for (const [what, input] of inputs.refused) out.push({ name: `${op.name} ${form} ${what}`, body: body({ [name]: input(++n) }), headers: withKey(), fault: 'ok' });
       out.push({ name: `${op.name} ${form} no variables`, body: body(undefined), headers: {}, fault: 'ok' });
       out.push({ name: `${op.name} ${form} frugal client`, body: body(valid()), headers: FRUGAL, fault: 'ok' });
+      out.push({ name: `${op.name} ${form} anonymous client`, body: body(valid()), headers: ANONYMOUS, fault: 'ok' });
       out.push({ name: `${op.name} ${form} trusted-only client`, body: body(valid()), headers: { ...TRUSTED_ONLY, ...withKey() }, fault: 'ok', replay: true });
       out.push({ name: `${op.name} ${form} trusted-only client, upstream status500`, body: body(valid()), headers: TRUSTED_ONLY, fault: 'status500' });
     }
@@ -152,6 +154,7 @@ function generate(): Generated[] {
       out.push({ name: `${name} with a key, upstream ${fault}`, body, headers: { ...venue, ...withKey() }, fault, replay: fault === 'ok' });
     }
     out.push({ name: `${name} frugal client`, body, headers: { ...venue, ...FRUGAL }, fault: 'ok' });
+    out.push({ name: `${name} anonymous client`, body, headers: { ...venue, ...ANONYMOUS }, fault: 'ok' });
     out.push({ name: `${name} trusted-only client`, body, headers: { ...venue, ...TRUSTED_ONLY }, fault: 'ok' });
   }
   return out;

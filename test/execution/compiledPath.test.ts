@@ -6,7 +6,7 @@ import { SAMPLE } from '../../src/sandbox';
 import { LA_TERRAZZA, logLine, startStack, type Stack } from '../support/stack';
 import { startFaultyUpstream, type FaultMode, type FaultyUpstream } from '../support/faultyUpstream';
 import { MANIFEST_PATH, byPersistedQuery, manifest, operation } from '../trustedDocuments/support';
-import { FRUGAL_KEY, TRUSTED_ONLY_CLIENT, clientsFile, comparedHeaders, countedMetrics, idsIn, maskNewIds, requestLog } from './differential';
+import { ANONYMOUS, FRUGAL_KEY, TRUSTED_ONLY_CLIENT, clientsFile, comparedHeaders, countedMetrics, idsIn, maskNewIds, requestLog } from './differential';
 
 /**
  * The compiled path (src/execution/compiledPath.ts) answers exactly as Apollo does: the same requests go to a gateway
@@ -159,10 +159,11 @@ describe('the compiled path', () => {
 /**
  * The two executors compared over generated requests: every query of the trusted-document manifest (operations/),
  * with variants of its variables made from their types (a valid value, one the schema or the contract refuses, a
- * size over MAX_UPSTREAM_CALLS, absent), sent by id, by `documentId` and as text, by three clients (one under a small
- * maxCost, one bound to trusted documents), with the upstreams answering well, with 500, not at all (timeout), or with
- * a field that deviates. Every status, header, body, log line and the metrics must agree between COMPILED_PATH on and
- * off. Mutations, which only Apollo executes, are compared in compiledPath.mutations.test.ts.
+ * size over MAX_UPSTREAM_CALLS, absent), sent by id, by `documentId` and as text, under each client policy (a
+ * first-party app, a partner under a small maxCost, an app bound to trusted documents, the anonymous policy), with the
+ * upstreams answering well, with 500, not at all (timeout), or with a field that deviates. Every status, header, body,
+ * log line and the metrics must agree between COMPILED_PATH on and off. Mutations, which only Apollo executes, are
+ * compared in compiledPath.mutations.test.ts.
  */
 describe('the compiled path over generated requests', () => {
   let upstream: FaultyUpstream;
@@ -235,6 +236,7 @@ describe('the compiled path over generated requests', () => {
       for (const [form, body] of forms) {
         for (const [variant, vars] of variants) out.push({ name: `${op.name} ${form} ${variant}`, body: body(vars), headers: {}, fault: 'ok' });
         out.push({ name: `${op.name} ${form} frugal client`, body: body(base), headers: { 'x-api-key': FRUGAL_KEY }, fault: 'ok' });
+        out.push({ name: `${op.name} ${form} anonymous client`, body: body(base), headers: ANONYMOUS, fault: 'ok' });
         for (const fault of ['status500', 'hang', 'wrongShape'] as const) out.push({ name: `${op.name} ${form} upstream ${fault}`, body: body(base), headers: {}, fault });
         const trustedOnly = { 'apollographql-client-name': TRUSTED_ONLY_CLIENT };
         for (const fault of ['ok', 'status500'] as const) out.push({ name: `${op.name} ${form} trusted-only client upstream ${fault}`, body: body(base), headers: trustedOnly, fault });

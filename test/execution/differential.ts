@@ -9,6 +9,9 @@ export const FRUGAL_KEY = 'frugal-compiled-path-key';
 /** A first-party app bound to trusted documents: ids are served, document text is refused. */
 export const TRUSTED_ONLY_CLIENT = 'trusted-app';
 
+/** Headers of a caller the clients file does not name: the anonymous policy applies. */
+export const ANONYMOUS: Record<string, string> = { 'apollographql-client-name': 'not-in-the-clients-file' };
+
 /** Writes the clients file of both gateways into `dir`; gives its path. `trustedOnly` is the policy of TRUSTED_ONLY_CLIENT. */
 export function clientsFile(dir: string, trustedOnly = true): string {
   const path = join(dir, 'clients.yaml');
