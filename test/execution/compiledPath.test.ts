@@ -1,38 +1,19 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getOperationAST, parse, print } from 'graphql';
 import { SAMPLE } from '../../src/sandbox';
-import { sha256Hex } from '../../src/sha256';
 import { LA_TERRAZZA, logLine, startStack, type Stack } from '../support/stack';
 import { startFaultyUpstream, type FaultMode, type FaultyUpstream } from '../support/faultyUpstream';
 import { MANIFEST_PATH, byPersistedQuery, manifest, operation } from '../trustedDocuments/support';
+import { ANONYMOUS, FRUGAL_KEY, TRUSTED_ONLY_CLIENT, clientsFile, comparedHeaders, countedMetrics, idsIn, maskNewIds, requestLog } from './differential';
 
 /**
  * The compiled path (src/execution/compiledPath.ts) answers exactly as Apollo does: the same requests go to a gateway
  * with COMPILED_PATH on and to one with it off, and every status, content type, body and log line must agree; only
  * the log line's `execution: compiled` tells which path served it.
  */
-const FRUGAL_KEY = 'frugal-compiled-path-key';
 const ACCEPT_HEADERS = ['application/graphql-response+json', 'application/graphql-response+json, application/json;q=0.9', '*/*', 'application/json'];
-/** Writes the clients file of both gateways into `dir`; gives its path. */
-const clientsFile = (dir: string): string => {
-  const path = join(dir, 'clients.yaml');
-  writeFileSync(
-    path,
-    `clients:
-  - name: frugal
-    audience: partner
-    keySha256: ${sha256Hex(FRUGAL_KEY)}
-    policy: { maxCost: 15 }
-  - name: web
-    audience: first-party
-    policy: { requestsPerSecond: 1000, burst: 1000, trustedDocumentsOnly: false }
-anonymous: { requestsPerSecond: 1000, burst: 1000 }
-`,
-  );
-  return path;
-};
 
 interface Exchange {
   status: number;
@@ -161,12 +142,7 @@ describe('the compiled path', () => {
     const [refused] = await both(byPersistedQuery(operation('StaffList').id, { perPage: 'many' }));
     expect([served.status, served.log.execution]).toEqual([200, 'compiled']);
     expect(refused.status).toBeGreaterThanOrEqual(400);
-    const counted = async (stack: Stack) =>
-      (await (await fetch(`${stack.url}/metrics`)).text())
-        .split('\n')
-        .filter((l) => /^tablegraph_(graphql_requests_total|client_(requests_total|upstream_calls_total|estimated_cost_count|actual_cost_sum|actual_cost_count))\{/.test(l))
-        .sort();
-    const [fast, slow] = [await counted(compiled), await counted(apollo)];
+    const [fast, slow] = [await countedMetrics(compiled), await countedMetrics(apollo)];
     expect(fast.length).toBeGreaterThan(3);
     expect(fast).toEqual(slow);
   });
@@ -183,9 +159,11 @@ describe('the compiled path', () => {
 /**
  * The two executors compared over generated requests: every query of the trusted-document manifest (operations/),
  * with variants of its variables made from their types (a valid value, one the schema or the contract refuses, a
- * size over MAX_UPSTREAM_CALLS, absent), sent by id, by `documentId` and as text, by two clients (one under a small
- * maxCost), with the upstreams answering well, with 500, not at all (timeout), or with a field that deviates. Every
- * status, header that matters, body, log line and the metrics must agree between COMPILED_PATH on and off.
+ * size over MAX_UPSTREAM_CALLS, absent), sent by id, by `documentId` and as text, under each client policy (a
+ * first-party app, a partner under a small maxCost, an app bound to trusted documents, the anonymous policy), with the
+ * upstreams answering well, with 500, not at all (timeout), or with a field that deviates. Every status, header, body,
+ * log line and the metrics must agree between COMPILED_PATH on and off. Mutations, which only Apollo executes, are
+ * compared in compiledPath.mutations.test.ts.
  */
 describe('the compiled path over generated requests', () => {
   let upstream: FaultyUpstream;
@@ -258,46 +236,68 @@ describe('the compiled path over generated requests', () => {
       for (const [form, body] of forms) {
         for (const [variant, vars] of variants) out.push({ name: `${op.name} ${form} ${variant}`, body: body(vars), headers: {}, fault: 'ok' });
         out.push({ name: `${op.name} ${form} frugal client`, body: body(base), headers: { 'x-api-key': FRUGAL_KEY }, fault: 'ok' });
+        out.push({ name: `${op.name} ${form} anonymous client`, body: body(base), headers: ANONYMOUS, fault: 'ok' });
         for (const fault of ['status500', 'hang', 'wrongShape'] as const) out.push({ name: `${op.name} ${form} upstream ${fault}`, body: body(base), headers: {}, fault });
+        const trustedOnly = { 'apollographql-client-name': TRUSTED_ONLY_CLIENT };
+        for (const fault of ['ok', 'status500'] as const) out.push({ name: `${op.name} ${form} trusted-only client upstream ${fault}`, body: body(base), headers: trustedOnly, fault });
+        out.push({ name: `${op.name} ${form} trusted-only client ${variants[1]?.[0] ?? 'no variables'}`, body: body(variants[1]?.[1]), headers: trustedOnly, fault: 'ok' });
       }
     }
     return out;
   }
 
-  async function exchange(stack: Stack, request: Generated, requestId: string): Promise<Record<string, unknown>> {
-    upstream.mode = request.fault;
+  interface Answer {
+    status: number;
+    headers: Array<[string, string]>;
+    text: string;
+    log: Record<string, unknown>;
+    /** The log line's `execution`, kept out of the comparison: it is what tells the two executors apart. */
+    execution: unknown;
+  }
+
+  async function exchange(stack: Stack, request: Generated, requestId: string): Promise<Answer> {
+    const bodyText = JSON.stringify(request.body);
     const res = await fetch(`${stack.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'apollographql-client-name': 'web', ...LA_TERRAZZA, 'x-request-id': requestId, ...request.headers },
-      body: JSON.stringify(request.body),
+      body: bodyText,
     });
     const text = await res.text();
-    const { time: _t, durationMs: _d, pid: _p, hostname: _h, execution: _e, upstreamCalls, ...log } = logLine(stack, requestId);
-    const calls = (upstreamCalls as Array<Record<string, unknown>>).map(({ durationMs: _cd, ...call }) => JSON.stringify(call)).sort();
-    const headers = ['content-type', 'cache-control', 'ratelimit-policy', 'x-request-id'].map((name) => [name, res.headers.get(name)]);
-    // The stand-in upstream makes a new UUID for each nested record it sends: those are masked, nothing else.
-    return { status: res.status, headers, text: text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>'), log: { ...log, upstreamCalls: calls } };
+    const { execution, ...log } = requestLog(stack, requestId);
+    const headers = comparedHeaders(res.headers);
+    // The stand-in upstream makes a new UUID for each nested record it sends: those are masked, the request's ids are not.
+    return { status: res.status, headers, text: maskNewIds(text, idsIn(bodyText)), log, execution };
   }
 
   it('answers every generated request alike, with and without the compiled executor', async () => {
     const requests = generate();
     expect(requests.length).toBeGreaterThan(100);
     const differences: string[] = [];
-    for (const request of requests) {
+    const answers: Array<[Generated, Answer]> = [];
+    const compare = async (request: Generated) => {
       const requestId = `generated-${++sent}`;
-      const fast = await exchange(compiled, request, requestId);
-      const slow = await exchange(apollo, request, requestId);
-      if (JSON.stringify(fast) !== JSON.stringify(slow)) differences.push(`${request.name}:\n  compiled ${JSON.stringify(fast).slice(0, 600)}\n  apollo   ${JSON.stringify(slow).slice(0, 600)}`);
+      const [fast, slow] = await Promise.all([exchange(compiled, request, requestId), exchange(apollo, request, requestId)]);
+      const { execution: _fe, ...fastCompared } = fast;
+      const { execution: _se, ...slowCompared } = slow;
+      if (JSON.stringify(fastCompared) !== JSON.stringify(slowCompared)) differences.push(`${request.name}:\n  compiled ${JSON.stringify(fastCompared).slice(0, 600)}\n  apollo   ${JSON.stringify(slowCompared).slice(0, 600)}`);
+      answers.push([request, fast]);
+    };
+    for (const request of requests.filter((r) => r.fault !== 'hang')) {
+      upstream.mode = request.fault;
+      await compare(request);
     }
+    // The timeouts all at once: each only waits out the gateway's upstream timeout.
+    upstream.mode = 'hang';
+    await Promise.all(requests.filter((r) => r.fault === 'hang').map(compare));
     upstream.mode = 'ok';
     expect(differences).toEqual([]);
-    // The compiled executor did serve some of them (else the comparison would prove nothing).
-    expect(compiled.logs.some((l) => l.includes('"execution":"compiled"'))).toBe(true);
-    const counted = async (stack: Stack) =>
-      (await (await fetch(`${stack.url}/metrics`)).text())
-        .split('\n')
-        .filter((l) => /^tablegraph_(graphql_requests_total|upstream_calls_total|client_(requests_total|upstream_calls_total|estimated_cost_count|actual_cost_sum|actual_cost_count))\{/.test(l))
-        .sort();
-    expect(await counted(compiled)).toEqual(await counted(apollo));
+    // The comparison covered what it claims: the compiled executor served some requests, and the trusted-only client
+    // was served by id and refused as text.
+    expect(answers.filter(([, a]) => a.execution === 'compiled').length).toBeGreaterThan(50);
+    const trustedOnly = answers.filter(([r]) => r.headers['apollographql-client-name'] === TRUSTED_ONLY_CLIENT);
+    const refusedAsText = ([r, a]: [Generated, Answer]) => [r.name.includes(' as text '), a.status === 400 && a.text.includes('"PERSISTED_QUERY_NOT_IN_LIST"')];
+    expect(trustedOnly.map(refusedAsText).filter(([text, refused]) => text !== refused)).toEqual([]);
+    expect(trustedOnly.filter(([, a]) => a.status === 200 && a.execution === 'compiled').length).toBeGreaterThan(10);
+    expect(await countedMetrics(compiled)).toEqual(await countedMetrics(apollo));
   }, 180_000);
 });
