@@ -2,7 +2,7 @@ import type { ApolloServer } from '@apollo/server';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createExecution } from './apolloServer';
 import { createPersistedQueryCache, persistedQueriesStep } from './apq/cache';
-import { createClientPolicies } from './clients';
+import { createClientPolicies } from './clients/clientPolicyStep';
 import type { Config } from './config';
 import { createContext, type GatewayContext, type Upstreams } from './context';
 import { compiledPath } from './execution/compiledPath';

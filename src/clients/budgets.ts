@@ -1,6 +1,6 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RedisConnection } from '../redis/connection';
-import type { ClientPolicy, KnownClient } from './clientsFile';
+import type { KnownClient } from './clientsFile';
 
 /** One quota as the RateLimit headers tell it: its policy and where the caller stands. */
 export interface QuotaState {
@@ -19,20 +19,10 @@ export type TakeResult =
 
 export interface ClientBudgetsOptions {
   clients: readonly KnownClient[];
-  /** THE Redis connection (src/redis/connection.ts): with it, one budget per client across every replica. */
+  /** With it, one budget per client across every replica. */
   redis?: RedisConnection;
-  /**
-   * While Redis is unreachable each replica enforces this fraction of every limit locally (its share), never
-   * unlimited; 1 ÷ RATE_LIMIT_LOCAL_SHARE_OF. Default 1 (the whole limit: a single replica).
-   */
-  localShareOf?: number;
-  /** Prefix of the Redis keys. Default `tablegraph:rl`. */
-  keyPrefix?: string;
-}
-
-/** The window holding `burst` requests at `requestsPerSecond` (whole seconds, as the RateLimit headers count). */
-export function requestWindowSeconds(policy: Pick<ClientPolicy, 'burst' | 'requestsPerSecond'>): number {
-  return Math.max(1, Math.ceil(policy.burst / policy.requestsPerSecond));
+  /** While Redis is unreachable each replica enforces 1 ÷ localShareOf of every limit alone, never unlimited. */
+  localShareOf: number;
 }
 
 interface ClientLimiters {
@@ -54,12 +44,11 @@ export class ClientBudgets {
   private readonly limiters = new Map<string, ClientLimiters>();
 
   constructor(options: ClientBudgetsOptions) {
-    const share = Math.max(1, options.localShareOf ?? 1);
-    const prefix = options.keyPrefix ?? 'tablegraph:rl';
     for (const client of options.clients) {
-      const requestWindow = requestWindowSeconds(client.policy);
+      // The window holding `burst` requests at `requestsPerSecond`, in whole seconds as the RateLimit headers count.
+      const requestWindow = Math.max(1, Math.ceil(client.policy.burst / client.policy.requestsPerSecond));
       const make = (kind: string, points: number, duration: number): RateLimiterAbstract => {
-        const keyPrefix = `${prefix}:${kind}:${client.name}`;
+        const keyPrefix = `tablegraph:rl:${kind}:${client.name}`;
         if (!options.redis) return new RateLimiterMemory({ keyPrefix, points, duration });
         return new RateLimiterRedis({
           storeClient: options.redis.client,
@@ -67,7 +56,7 @@ export class ClientBudgets {
           points,
           duration,
           rejectIfRedisNotReady: true,
-          insuranceLimiter: new RateLimiterMemory({ keyPrefix: `${keyPrefix}:local`, points: Math.max(1, Math.floor(points / share)), duration }),
+          insuranceLimiter: new RateLimiterMemory({ keyPrefix: `${keyPrefix}:local`, points: Math.max(1, Math.floor(points / options.localShareOf)), duration }),
         });
       };
       this.limiters.set(client.name, {
@@ -99,12 +88,7 @@ export class ClientBudgets {
   /** Counts the upstream calls a request made (after execution: they happened, whatever the budget says now). */
   async charge(client: KnownClient, key: string, calls: number): Promise<QuotaState> {
     const l = this.of(client);
-    if (calls <= 0) return this.callsState(l, key);
     return this.state('upstream-calls', l.callQuota, 60, await l.upstreamCalls.penalty(key, calls));
-  }
-
-  private async callsState(l: ClientLimiters, key: string): Promise<QuotaState> {
-    return this.state('upstream-calls', l.callQuota, 60, await l.upstreamCalls.get(key));
   }
 
   private of(client: KnownClient): ClientLimiters {

@@ -5,23 +5,7 @@ import { ConfigError } from '../config';
 import { codeOf, messageOf } from '../errors/errorFields';
 import { formatPath } from '../errors/fieldPath';
 
-/** What one client may do (docs/clients.md, "Client limits"). */
-export interface ClientPolicy {
-  /** Sustained requests per second; with `burst`, a window of ⌈burst ÷ requestsPerSecond⌉ s holding `burst` requests. */
-  requestsPerSecond: number;
-  /** Requests allowed at once, at least `requestsPerSecond`. */
-  burst: number;
-  /** Upstream calls the client's requests may make per minute, counted after execution. */
-  upstreamCallsPerMinute: number;
-  /** Largest estimated cost of one operation (the schema's cost directives). */
-  maxCost: number;
-  /** Only documents named by id (trusted documents); free-form text is refused. */
-  trustedDocumentsOnly: boolean;
-  /** Whether `__schema` and `__type` may be asked. */
-  introspectionAllowed: boolean;
-}
-
-export type Audience = 'first-party' | 'partner' | 'anonymous';
+type Audience = 'first-party' | 'partner' | 'anonymous';
 
 export interface KnownClient {
   /** From the file; `anonymous` for callers that name no known client. Used in logs and metric labels. */
@@ -60,6 +44,8 @@ const PolicyOverrides = z
   })
   .partial()
   .strict();
+/** What one client may do (docs/clients.md, "Client limits"). */
+type ClientPolicy = Required<z.infer<typeof PolicyOverrides>>;
 
 const ClientEntry = z
   .object({
@@ -75,7 +61,7 @@ const ClientEntry = z
     if (c.audience === 'first-party' && c.keySha256) ctx.addIssue({ code: 'custom', path: ['keySha256'], message: 'is for partners; a first-party app names itself with apollographql-client-name' });
   });
 
-export const ClientsFileSchema = z
+const ClientsFileSchema = z
   .object({
     defaults: z.object({ 'first-party': PolicyOverrides.optional(), partner: PolicyOverrides.optional() }).strict().optional(),
     anonymous: PolicyOverrides.optional(),
