@@ -10,14 +10,14 @@ export type ServiceName = 'reservation' | 'pos';
  */
 export type UpstreamFailure = 'status' | 'timeout' | 'unavailable' | 'bad_response';
 
-export interface UpstreamErrorDetails {
+interface UpstreamErrorDetails {
   status?: number;
   upstreamCode?: number;
   /** The service's own message, kept only when it is safe to show (see safeUpstreamMessage). */
   upstreamMessage?: string;
   /** What broke, for people: e.g. the offending field of a wrong-shaped body. Never an address or credential. */
   detail?: string;
-  /** The GraphQL input path an input refusal is about (`input.revenueCenterId`), once named (src/errors/inputNames.ts). */
+  /** The GraphQL input path an input refusal is about (`input.revenueCenterId`), once named (namedAfterInput). */
   inputField?: string;
   /** The upstream's `Retry-After`, in milliseconds. */
   retryAfterMs?: number;
@@ -38,8 +38,8 @@ export class UpstreamError extends Error {
   readonly detail?: string;
   readonly inputField?: string;
   readonly retryAfterMs?: number;
-  readonly deadlineExceeded: boolean;
-  readonly connectionFailed: boolean;
+  readonly deadlineExceeded: boolean = false;
+  readonly connectionFailed: boolean = false;
   readonly deviation?: { field: string; received: string };
 
   constructor(
@@ -51,14 +51,7 @@ export class UpstreamError extends Error {
       cause: details.cause,
     });
     this.name = 'UpstreamError';
-    this.status = details.status;
-    this.upstreamCode = details.upstreamCode;
-    this.upstreamMessage = details.upstreamMessage;
-    this.detail = details.detail;
-    this.inputField = details.inputField;
-    this.retryAfterMs = details.retryAfterMs;
-    this.deadlineExceeded = details.deadlineExceeded ?? false;
-    this.connectionFailed = details.connectionFailed ?? false;
-    this.deviation = details.deviation;
+    const { cause: _cause, ...fields } = details;
+    Object.assign(this, fields);
   }
 }

@@ -23,7 +23,7 @@ export interface DocumentLimits {
  * Why not armor's own token limit: its Apollo plugin parses the document a second time in `parsingDidStart`, where
  * any throw is an unexpected error to Apollo, so every syntax error and every token flood answered HTTP 500. In the
  * parser itself the refusal is an ordinary parse failure (HTTP 400), which formatError then reports as the limit it is
- * (see src/errors/limitRefusal.ts).
+ * (see src/errors/formatError.ts).
  */
 export function documentLimits({ limits, blockFieldSuggestion }: DocumentLimitsOptions): DocumentLimits {
   const armor = new ApolloArmor({
