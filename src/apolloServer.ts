@@ -21,16 +21,12 @@ import { PinnedDocumentStore, type DocumentValidation } from './trustedDocuments
 export interface ApolloServerOptions {
   config: Config;
   logger: Logger;
-  /** Automatic persisted queries: query texts by hash (src/apq/cache.ts). */
+  /** Automatic persisted queries: query texts by hash. */
   persistedQueries: KeyValueCache<string>;
-  /** The client cost policy (src/clients), when a clients file is loaded. */
   clientCost?: ClientCostPolicy;
   /** More plugins, added after the gateway's own. */
   plugins?: ApolloServerPlugin<GatewayContext>[];
-  /**
-   * Documents to parse and validate once, at start, with the rules requests get, and keep in the document store for
-   * good by the SHA-256 of their text (the trusted documents, src/trustedDocuments). May throw to stop the start.
-   */
+  /** The trusted documents, validated at start with the rules requests get and kept for good; may throw to stop the start. */
   pinDocuments?: (validation: DocumentValidation) => ReadonlyMap<string, DocumentNode>;
 }
 
@@ -38,15 +34,10 @@ export interface ApolloServerOptions {
 export interface Execution {
   apollo: ApolloServer<GatewayContext>;
   schema: GraphQLSchema;
-  /**
-   * The trusted documents' queries compiled at start, and the texts compiled after repeated use; none with
-   * COMPILED_PATH off (nothing would run them). Trusted documents are compiled outside JIT_MAX_DOCUMENTS: the
-   * manifests bound them.
-   */
+  /** The trusted documents compiled at start and texts compiled after repeated use; none with COMPILED_PATH off. */
   compiled: CompiledOperations | undefined;
-  /** The `formatError` Apollo formats every error with. */
   formatError: ReturnType<typeof createFormatError>;
-  /** The parse options and validation rules every request's document gets (the document limits), for subscriptions. */
+  /** The parse options and validation rules every request's document gets, for subscriptions. */
   documentRules: { parseOptions: ParseOptions; validationRules: ValidationRule[] };
 }
 
@@ -57,15 +48,12 @@ export function createExecution(options: ApolloServerOptions): Execution {
   const { limits } = config;
   const documentRules = documentLimits({ limits, blockFieldSuggestion: production });
   const schema = buildExecutableSchema(loadTypeDefs(), resolvers, RECORD_TYPES);
-  // Parsed and validated documents, by query text, within their own budget: Apollo's default lets syntax trees pile
-  // up when clients send ever-new documents; a miss only costs a parse and a validation.
+  // Parsed and validated documents by query text, within a byte budget (Apollo's default lets them pile up).
   const recent = new InMemoryLRUCache<DocumentNode>({ maxSize: config.execution.documentCacheMaxBytes, sizeCalculation: (document) => InMemoryLRUCache.sizeCalculation(document) });
-  // The same rules for every request and, once at start, for the trusted documents.
   const validationRules = [...documentRules.validationRules, ...(config.introspection ? [] : [introspectionOff])];
   const formatError = createFormatError(logger);
   const pinned = options.pinDocuments?.({ schema, validationRules, parseOptions: documentRules.parseOptions });
   const compiled = config.execution.compiledPath ? new CompiledOperations(schema) : undefined;
-  // Compiled at start, like their parse and validation; the text is the one their id is the SHA-256 of.
   if (compiled && pinned) for (const document of pinned.values()) if (document.loc) compiled.addTrusted(document.loc.source.body, document);
   const apollo = new ApolloServer<GatewayContext>({
     gateway: jitExecution(schema, config.execution, compiled),
@@ -84,15 +72,13 @@ export function createExecution(options: ApolloServerOptions): Execution {
     validationRules,
     formatError,
     plugins: [
-      // No cache hints in this schema and no HTTP caching of answers carrying credentials; the default cache-control
-      // plugin would still wrap every field's resolver.
+      // No cache hints and no HTTP caching of answers carrying credentials; the default plugin wraps every resolver.
       ApolloServerPluginCacheControlDisabled(),
       ...documentRules.plugins,
       costLimitPlugin({ maxUpstreamCalls: limits.maxUpstreamCalls, maxCost: limits.maxCost }, options.clientCost),
       subscriptionsOverHttpPlugin(),
       refusalStatusPlugin(),
-      // Browsers get the gateway's own explorer (src/http/explorer) before Apollo; without this Apollo would add its
-      // CDN landing page outside production.
+      // Browsers get the gateway's own explorer before Apollo, not Apollo's CDN landing page.
       ApolloServerPluginLandingPageDisabled(),
       recordPlugin(),
       ...(options.plugins ?? []),

@@ -29,11 +29,10 @@ export interface GatewayContext {
   reservation: ReservationClient;
   pos: PosClient;
   loaders: { checkById: DataLoader<string, CheckRecord> };
-  /** Every upstream call this request made (the record's list), for its log line and tests. */
+  /** Every upstream call this request made (the record's list). */
   upstreamCalls: UpstreamCallRecord[];
-  /** The request's record (src/http/requestRecord.ts): its client, cost, outcome. */
   record: RequestRecord;
-  /** A result the compiled executor made, with errors, for Apollo to format (src/execution/compiledPath.ts). */
+  /** A result the compiled executor made, with errors, for Apollo to format. */
   compiledResult?: ExecutionResult;
 }
 
@@ -41,11 +40,9 @@ export interface ContextDeps {
   config: Config;
   logger: Logger;
   upstreams: Upstreams;
-  /** Where the loaders report their batch sizes; none in unit tests. */
+  /** Each optional part is one per gateway; without it (unit tests) nothing is counted, reported or shared. */
   metrics?: GatewayMetrics;
-  /** Where upstream records report how they differ from the documents (one per gateway: it logs each kind once). */
   deviations?: DeviationSink;
-  /** The process's shared upstream reads (one per gateway); none: every request reads for itself. */
   sharedReads?: SharedReads;
 }
 
@@ -57,23 +54,18 @@ export interface ContextRequest {
   requestId?: string;
 }
 
-/**
- * Builds the per-request context: credentials come from this request's headers only, and the clients and
- * loaders are new objects, so nothing can leak between concurrent requests.
- */
+/** Credentials come from this request's headers only, and clients and loaders are new: nothing leaks between requests. */
 export function createContext(deps: ContextDeps, request: ContextRequest): GatewayContext {
   const record = request.record ?? createRequestRecord(request.requestId);
   const { requestId, upstreamCalls } = record;
   const signal = AbortSignal.timeout(deps.config.requestTimeoutMs);
   // Every upstream call of the request listens on this one signal (a day's list makes 31): no leak to warn of.
   setMaxListeners(0, signal);
-  // W3C trace context: one per request when tracing is off; when on, each call's span is injected by the transport.
   const gatewayHeaders = { 'x-request-id': requestId, ...requestTraceHeaders(request.header) };
   const scope: CallScope = {
     headers: () => gatewayHeaders,
     requestId,
     record: (r) => upstreamCalls.push(r),
-    // One budget for the whole request, shared by every upstream call and retry it makes.
     deadline: Date.now() + deps.config.requestTimeoutMs,
     signal,
     deviations: deps.deviations,

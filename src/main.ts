@@ -1,7 +1,6 @@
 import nodeModule from 'node:module';
 
-// First, before the gateway's modules load: on Node 22 and later, V8 keeps the code it compiles for each module on
-// disk, and later starts read it instead of compiling again. Node 20 has no such call.
+// Before the gateway's modules load: Node 22+ keeps compiled code on disk for later starts; Node 20 has no such call.
 (nodeModule as typeof nodeModule & { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
 import type { AddressInfo } from 'node:net';
@@ -14,10 +13,7 @@ import { messageOf } from './errors/errorFields';
 /** Beyond the shutdown delay and the drain timeout, how long closing the pools and flushing spans may take. */
 const CLEANUP_GRACE_MS = 10_000;
 
-/**
- * Process entry: config → tracing → server → listen → start → drain on signal. The server listens before it has
- * started, so `/healthz` answers at once and `/readyz` says 503 until GraphQL can be served.
- */
+/** Listens before the gateway has started, so `/healthz` answers at once and `/readyz` says 503 until it can serve. */
 export async function runGateway(config: Config, options: { pretty?: boolean; explorer?: GatewayDeps['explorer'] } = {}): Promise<Gateway> {
   const logger = createLogger({ level: config.logLevel, pretty: options.pretty });
   for (const warning of config.warnings) logger.warn(warning);
@@ -37,8 +33,7 @@ export async function runGateway(config: Config, options: { pretty?: boolean; ex
 
 /**
  * SIGTERM or SIGINT: readiness turns 503 and the gateway keeps serving for SHUTDOWN_DELAY_MS (load balancers take
- * the replica out meanwhile); then it stops accepting connections, lets the requests in flight finish within
- * DRAIN_TIMEOUT_MS, closes its upstream pools, flushes its spans and exits 0. A second signal skips the delay.
+ * the replica out meanwhile), then drains, flushes its spans and exits 0. A second signal skips the delay.
  */
 function stopOnSignal(gateway: Gateway, config: Config, logger: Logger, tracing: Tracing | undefined): void {
   let skipDelay: (() => void) | undefined;
@@ -57,11 +52,8 @@ function stopOnSignal(gateway: Gateway, config: Config, logger: Logger, tracing:
       process.exit(1);
     }, config.shutdownDelayMs + config.drainTimeoutMs + CLEANUP_GRACE_MS).unref();
     new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, config.shutdownDelayMs);
-      skipDelay = () => {
-        clearTimeout(timer);
-        resolve();
-      };
+      skipDelay = resolve;
+      setTimeout(resolve, config.shutdownDelayMs);
     })
       .then(() => gateway.stop())
       .then(() => tracing?.shutdown())
