@@ -28,9 +28,7 @@ export interface ClientBudgetsOptions {
 interface ClientLimiters {
   requests: RateLimiterAbstract;
   upstreamCalls: RateLimiterAbstract;
-  requestQuota: number;
   requestWindow: number;
-  callQuota: number;
 }
 
 /**
@@ -62,9 +60,7 @@ export class ClientBudgets {
       this.limiters.set(client.name, {
         requests: make('req', client.policy.burst, requestWindow),
         upstreamCalls: make('calls', client.policy.upstreamCallsPerMinute, 60),
-        requestQuota: client.policy.burst,
         requestWindow,
-        callQuota: client.policy.upstreamCallsPerMinute,
       });
     }
   }
@@ -75,12 +71,12 @@ export class ClientBudgets {
     // Both budgets at once: with Redis, one round trip's wait instead of two in a row.
     const [taken, callsRead] = await Promise.allSettled([l.requests.consume(key, 1), l.upstreamCalls.get(key)]);
     if (callsRead.status === 'rejected') throw callsRead.reason;
-    const calls = this.state('upstream-calls', l.callQuota, 60, callsRead.value);
+    const calls = this.state('upstream-calls', client.policy.upstreamCallsPerMinute, 60, callsRead.value);
     if (taken.status === 'rejected') {
       const res = asRes(taken.reason);
-      return { allowed: false, reason: 'rate_limited', retryAfterSeconds: retryAfter(res), quotas: [this.state('requests', l.requestQuota, l.requestWindow, res), calls] };
+      return { allowed: false, reason: 'rate_limited', retryAfterSeconds: retryAfter(res), quotas: [this.state('requests', client.policy.burst, l.requestWindow, res), calls] };
     }
-    const requests = this.state('requests', l.requestQuota, l.requestWindow, taken.value);
+    const requests = this.state('requests', client.policy.burst, l.requestWindow, taken.value);
     if (calls.remaining <= 0) return { allowed: false, reason: 'upstream_budget', retryAfterSeconds: retryAfter(callsRead.value), quotas: [requests, calls] };
     return { allowed: true, quotas: [requests, calls] };
   }
@@ -88,7 +84,7 @@ export class ClientBudgets {
   /** Counts the upstream calls a request made (after execution: they happened, whatever the budget says now). */
   async charge(client: KnownClient, key: string, calls: number): Promise<QuotaState> {
     const l = this.of(client);
-    return this.state('upstream-calls', l.callQuota, 60, await l.upstreamCalls.penalty(key, calls));
+    return this.state('upstream-calls', client.policy.upstreamCallsPerMinute, 60, await l.upstreamCalls.penalty(key, calls));
   }
 
   private of(client: KnownClient): ClientLimiters {

@@ -35,33 +35,19 @@ export function documentedCode(service: ServiceName, upstreamCode: number | unde
 
 const SERVICE_LABEL: Record<ServiceName, string> = { reservation: 'The reservation service', pos: 'The POS service' };
 
+const BY_FAILURE = { timeout: ErrorCode.UPSTREAM_TIMEOUT, unavailable: ErrorCode.UPSTREAM_UNAVAILABLE, bad_response: ErrorCode.UPSTREAM_BAD_RESPONSE } as const;
+const BY_STATUS: Readonly<Record<number, ErrorCode>> = {
+  400: ErrorCode.BAD_USER_INPUT,
+  422: ErrorCode.BAD_USER_INPUT,
+  401: ErrorCode.UNAUTHENTICATED,
+  403: ErrorCode.FORBIDDEN,
+  404: ErrorCode.NOT_FOUND,
+};
+
 /** The one map from an upstream failure to the contract's `extensions.code`; a documented upstream code wins over the status. */
 export function upstreamErrorCode(err: Pick<UpstreamError, 'service' | 'failure' | 'status' | 'upstreamCode'>): ErrorCode {
-  switch (err.failure) {
-    case 'timeout':
-      return ErrorCode.UPSTREAM_TIMEOUT;
-    case 'unavailable':
-      return ErrorCode.UPSTREAM_UNAVAILABLE;
-    case 'bad_response':
-      return ErrorCode.UPSTREAM_BAD_RESPONSE;
-    case 'status':
-      break;
-  }
-  const byCode = documentedCode(err.service, err.upstreamCode)?.code;
-  if (byCode) return byCode;
-  switch (err.status) {
-    case 400:
-    case 422:
-      return ErrorCode.BAD_USER_INPUT;
-    case 401:
-      return ErrorCode.UNAUTHENTICATED;
-    case 403:
-      return ErrorCode.FORBIDDEN;
-    case 404:
-      return ErrorCode.NOT_FOUND;
-    default:
-      return ErrorCode.UPSTREAM_ERROR;
-  }
+  if (err.failure !== 'status') return BY_FAILURE[err.failure];
+  return documentedCode(err.service, err.upstreamCode)?.code ?? (err.status === undefined ? undefined : BY_STATUS[err.status]) ?? ErrorCode.UPSTREAM_ERROR;
 }
 
 /**
@@ -82,8 +68,7 @@ export function upstreamExtension(err: UpstreamError) {
 
 /** `extensions.field` of an upstream refusal of the input (namedAfterInput), only when reported as BAD_USER_INPUT. */
 export function upstreamErrorField(err: UpstreamError): string | undefined {
-  if (err.inputField === undefined || upstreamErrorCode(err) !== ErrorCode.BAD_USER_INPUT) return undefined;
-  return err.inputField;
+  return upstreamErrorCode(err) === ErrorCode.BAD_USER_INPUT ? err.inputField : undefined;
 }
 
 /** A message for people: which service, what happened, the service's own words when safe. */
@@ -115,7 +100,7 @@ export function safeUpstreamMessage(message: unknown): string | undefined {
 }
 
 /** Upstream field name → GraphQL input path, as src/inputs/upstreamFieldPaths.ts derives it from an input mapper. */
-export type InputFieldPaths = ReadonlyMap<string, string>;
+type InputFieldPaths = ReadonlyMap<string, string>;
 
 /**
  * An upstream refusal of the input, said in the client's names: the upstream request fields its message names
