@@ -1,7 +1,7 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { InMemoryLRUCache, type KeyValueCache } from '@apollo/utils.keyvaluecache';
-import type { DocumentNode, GraphQLSchema, ParseOptions, ValidationRule } from 'graphql';
+import type { DocumentNode } from 'graphql';
 import type { Config } from './config';
 import type { GatewayContext } from './context';
 import { createFormatError } from './errors/formatError';
@@ -30,19 +30,8 @@ export interface ApolloServerOptions {
   pinDocuments?: (validation: DocumentValidation) => ReadonlyMap<string, DocumentNode>;
 }
 
-/** The Apollo server, and what the route needs to run compiled operations without it (src/execution/compiledPath.ts). */
-export interface Execution {
-  apollo: ApolloServer<GatewayContext>;
-  schema: GraphQLSchema;
-  /** The trusted documents compiled at start and texts compiled after repeated use; none with COMPILED_PATH off. */
-  compiled: CompiledOperations | undefined;
-  formatError: ReturnType<typeof createFormatError>;
-  /** The parse options and validation rules every request's document gets, for subscriptions. */
-  documentRules: { parseOptions: ParseOptions; validationRules: ValidationRule[] };
-}
-
 /** The Apollo server: schema and execution, document limits, APQ, error formatting and the observability plugins. */
-export function createExecution(options: ApolloServerOptions): Execution {
+export function createExecution(options: ApolloServerOptions) {
   const { config, logger } = options;
   const production = config.env === 'production';
   const { limits } = config;
@@ -84,5 +73,7 @@ export function createExecution(options: ApolloServerOptions): Execution {
       ...(options.plugins ?? []),
     ],
   });
+  // `compiled`: the trusted documents compiled at start and texts compiled after repeated use, for the compiled executor;
+  // `documentRules`: the parse options and validation rules every request's document gets, for subscriptions.
   return { apollo, schema, compiled, formatError, documentRules: { parseOptions: documentRules.parseOptions, validationRules } };
 }

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createExecution } from './apolloServer';
 import { createPersistedQueryCache, persistedQueriesStep } from './apq/cache';
 import { createClientPolicies } from './clients/clientPolicyStep';
@@ -8,7 +8,7 @@ import { compiledPath } from './execution/compiledPath';
 import { explorerRoute, type ExplorerOptions } from './http/explorer';
 import { graphqlRoute, type GraphqlRequest } from './http/graphqlRoute';
 import { cutWhileArriving, limitConnections } from './http/connectionLimits';
-import { ServerLifecycle, type LifecycleState } from './http/lifecycle';
+import { ServerLifecycle } from './http/lifecycle';
 import { opsRoutes } from './http/opsRoutes';
 import { errorBody, sendJson } from './http/send';
 import { idempotencyFromConfig } from './idempotency';
@@ -36,20 +36,10 @@ export interface GatewayDeps {
   explorer?: Omit<ExplorerOptions, 'enabled'>;
 }
 
-export interface Gateway {
-  /** The HTTP server, not listening: the caller decides where (tests use port 0). */
-  readonly server: Server;
-  readonly state: LifecycleState;
-  readonly metrics: GatewayMetrics;
-  start(): Promise<void>;
-  /** Readiness turns 503 while the gateway keeps serving (the shutdown delay, so load balancers move away). */
-  drain(): void;
-  /** The listener closes; in-flight requests finish (cut after DRAIN_TIMEOUT_MS); connections and pools close. */
-  stop(): Promise<void>;
-}
+export type Gateway = ReturnType<typeof createGateway>;
 
 /** Builds the gateway (Apollo server and HTTP routes) without listening. */
-export function createGateway(deps: GatewayDeps): Gateway {
+export function createGateway(deps: GatewayDeps) {
   const { config, logger } = deps;
   const metrics = deps.metrics ?? new GatewayMetrics();
   // One per gateway: it logs each kind of upstream deviation once.
@@ -135,6 +125,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   }
 
   return {
+    /** Not listening: the caller decides where (tests use port 0). */
     server,
     metrics,
     get state() {
@@ -144,9 +135,11 @@ export function createGateway(deps: GatewayDeps): Gateway {
       await apollo.start();
       lifecycle.markReady();
     },
+    /** Readiness turns 503 while the gateway keeps serving (the shutdown delay, so load balancers move away). */
     drain() {
       lifecycle.markDraining();
     },
+    /** The listener closes; in-flight requests finish (cut after DRAIN_TIMEOUT_MS); connections and pools close. */
     async stop() {
       const drained = lifecycle.drain(server, config.drainTimeoutMs);
       // WebSockets hold the listener open: they close with 1001 once the HTTP requests in flight have finished.
