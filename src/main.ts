@@ -3,6 +3,7 @@ import nodeModule from 'node:module';
 // Before the gateway's modules load: Node 22+ keeps compiled code on disk for later starts; Node 20 has no such call.
 (nodeModule as typeof nodeModule & { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config';
 import { createLogger, type Logger } from './logger';
@@ -19,10 +20,8 @@ export async function runGateway(config: Config, options: { pretty?: boolean; ex
   for (const warning of config.warnings) logger.warn(warning);
   const tracing = startTracing(config.tracing);
   const gateway = createGateway({ config, logger, explorer: options.explorer });
-  await new Promise<void>((resolve, reject) => {
-    gateway.server.once('error', reject);
-    gateway.server.listen(config.port, config.host, () => resolve());
-  });
+  gateway.server.listen(config.port, config.host);
+  await once(gateway.server, 'listening');
   const { port } = gateway.server.address() as AddressInfo;
   logger.info({ port, host: config.host, env: config.env, tracing: tracing !== undefined }, 'gateway listening');
   await gateway.start();
