@@ -3,6 +3,7 @@ import type DataLoader from 'dataloader';
 import type { ExecutionResult } from 'graphql';
 import type { Config } from './config';
 import { ServiceCredentials } from './credentials';
+import type { ServiceName } from './errors/UpstreamError';
 import { createRequestRecord, type RequestRecord } from './http/requestRecord';
 import { checkById } from './loaders/checkById';
 import type { Logger } from './logger';
@@ -17,10 +18,7 @@ import type { CheckRecord } from './upstreams/pos/dto';
 import { ReservationClient } from './upstreams/reservation/ReservationClient';
 
 /** The long-lived upstream transports, one per service, shared by all requests. */
-export interface Upstreams {
-  reservation: UpstreamHttp;
-  pos: UpstreamHttp;
-}
+export type Upstreams = Record<ServiceName, UpstreamHttp>;
 
 /** What every resolver of one GraphQL request sees. Built per request: nothing here is shared across requests. */
 export interface GatewayContext {

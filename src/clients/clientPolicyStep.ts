@@ -13,11 +13,7 @@ import { loadClientsFile, type ClientsDirectory, type KnownClient } from './clie
 
 type Header = (lowerName: string) => string | undefined;
 
-/**
- * The client policies of one gateway, or undefined without CLIENTS_FILE (every caller served). `step` is outermost
- * (identity and budgets); `trustedOnlyStep` runs after the trusted-documents step; `cost` is for the Apollo plugin
- * and the compiled executor. The file is read and validated here, at start.
- */
+/** The client policies of one gateway, read and validated at start; undefined without CLIENTS_FILE (every caller served). */
 export function createClientPolicies(config: Config, deps: { metrics: GatewayMetrics; redis?: RedisConnection }) {
   if (!config.clients.file) return undefined;
   const directory = loadClientsFile(config.clients.file);
@@ -31,11 +27,7 @@ export function createClientPolicies(config: Config, deps: { metrics: GatewayMet
   return { step: clientPolicyStep(directory, budgets, metrics), trustedOnlyStep: trustedDocumentsOnlyStep(), cost: clientCostPolicy({ metrics }) };
 }
 
-/**
- * Who is calling (401 when nobody the clients file knows), its request budget and its upstream-call budget (429),
- * then the request; afterwards the upstream calls it made are charged, and every answer to a known client carries
- * the RateLimit-Policy and RateLimit headers.
- */
+/** Outermost: who is calling (401), its budgets (429), then the request, whose upstream calls are charged after. */
 function clientPolicyStep(directory: ClientsDirectory, budgets: ClientBudgets, metrics: ClientMetrics): GraphqlStep {
   return async (request, next) => {
     const { record } = request;
@@ -75,10 +67,7 @@ function clientPolicyStep(directory: ClientsDirectory, budgets: ClientBudgets, m
   };
 }
 
-/**
- * For clients bound to trusted documents: every operation came by the id of a manifest document. That refuses
- * document text and a hash that only names an automatically persisted query (APQ) alike.
- */
+/** After the trusted-documents step: clients bound to trusted documents came by a manifest id, not text nor an APQ hash. */
 function trustedDocumentsOnlyStep(): GraphqlStep {
   return async (request, next) => {
     const state = request.record.client;

@@ -12,11 +12,8 @@ interface DocumentedCode {
 }
 
 /**
- * Each service's documented error codes, numbered its own way: a code means something only in its own service's
- * table, and a code not in it is read by its status.
- * - reservation-service.md, "Errors": the reason names, the codes that mean more than their status, and the request
- *   field each input refusal is about (821 about expiration_time, 822 about amount, both on the payment request update).
- * - pos-service.md documents no error codes: a POS answer is read by its status alone, whatever code it carries.
+ * Each service's documented error codes (reservation-service.md, "Errors"); a code not in its own service's table is
+ * read by its status. pos-service.md documents none: a POS answer is read by its status alone.
  */
 const BY_SERVICE: Readonly<Record<ServiceName, Readonly<Record<number, DocumentedCode>>>> = {
   reservation: {
@@ -87,10 +84,7 @@ export function upstreamErrorMessage(err: UpstreamError): string {
   }
 }
 
-/**
- * The upstream's own message, only when it is short plain text and names no address; anything else is dropped
- * rather than shown, because upstream messages are not ours to trust.
- */
+/** The upstream's own message, only when it is short plain text naming no address: upstream messages are not ours to trust. */
 export function safeUpstreamMessage(message: unknown): string | undefined {
   if (typeof message !== 'string') return undefined;
   const trimmed = message.trim();
@@ -103,10 +97,9 @@ export function safeUpstreamMessage(message: unknown): string | undefined {
 type InputFieldPaths = ReadonlyMap<string, string>;
 
 /**
- * An upstream refusal of the input, said in the client's names: the upstream request fields its message names
- * (`revenue_center_id is not …`) become the GraphQL input paths (`input.revenueCenterId is not …`), and the first of
- * them, or the field its documented code is about (822 → `amount`), becomes `inputField` (`extensions.field`).
- * Anything that is not a refusal of the input (BAD_USER_INPUT) comes back as it was.
+ * An upstream refusal of the input (BAD_USER_INPUT) said in the client's names: `revenue_center_id is not …` becomes
+ * `input.revenueCenterId is not …`, and the field its documented code names (822 → `amount`), or else the first one
+ * named, becomes `inputField`. Anything else comes back as it was.
  */
 export function namedAfterInput(err: UpstreamError, fields: InputFieldPaths): UpstreamError {
   if (upstreamErrorCode(err) !== ErrorCode.BAD_USER_INPUT) return err;
