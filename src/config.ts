@@ -18,10 +18,7 @@ const nameList = z
 /** The items of a comma-separated setting. */
 const listOf = (value: string | undefined): string[] => (value ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
 
-/**
- * Every setting, parsed from the environment. Each one is in the settings table of docs/operations.md (a test checks it).
- * Names are the environment variables; defaults are safe for production.
- */
+/** Every setting, by its environment variable, with a default safe for production; each is in docs/operations.md's table. */
 export const ConfigSchema = z.object({
   NODE_ENV: z.enum(['production', 'development', 'test']).default('production'),
   RESERVATION_BASE_URL: httpUrl,

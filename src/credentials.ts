@@ -3,10 +3,7 @@ import type { ServiceName } from './errors/UpstreamError';
 
 type Header = (lowerName: string) => string | undefined;
 
-/**
- * The client headers each upstream owns (CONTRACT.md, "Credentials"): a header is forwarded only to its own
- * service, with the name the service's document spells. Lookup is case-insensitive, as HTTP header names are.
- */
+/** The client headers each upstream owns (CONTRACT.md, "Credentials"), forwarded only to it, spelled as its document spells them. */
 export const CREDENTIAL_HEADERS: Readonly<Record<ServiceName, readonly string[]>> = {
   reservation: ['Reservation-Access-Token', 'Authorization', 'EMPLOYEE_TOKEN', 'STORE_PIN_CODE', 'SLUG_NAME'],
   pos: ['Pos-Access-Token'],
@@ -48,10 +45,7 @@ function credentialValue(get: Header, lowerName: string): string | undefined {
   return sent(get, lowerName) ?? (other === undefined ? undefined : sent(get, other));
 }
 
-/**
- * What is wrong when a request sent a credential header under both spellings with different values, naming both
- * spellings (never a value); undefined when it did not. The same value under both spellings is no conflict.
- */
+/** A credential header sent under both spellings with different values, named (never its value); the same value is no conflict. */
 export function credentialSpellingConflict(get: Header): string | undefined {
   const pairs = Object.entries(OTHER_SPELLINGS).filter(([documented, other]) => {
     const a = sent(get, documented.toLowerCase());
@@ -97,10 +91,8 @@ export class ServiceCredentials {
 }
 
 /**
- * A one-way name for the caller: SHA-256 over every credential header the request would send upstream, both
- * services' together, in a fixed order, each under its documented name (so either spelling hashes alike). Policies
- * kept per caller (idempotency records, budgets per venue) key on this, so one venue's state can never be reached
- * with another venue's credentials, and the credentials themselves are never stored.
+ * A one-way name for the caller: SHA-256 over every credential header it would send upstream, in a fixed order, under
+ * its documented name. State kept per caller keys on this, so no venue reaches another's and no credential is stored.
  */
 export function callerHash(get: Header): string {
   const hash = createHash('sha256');

@@ -9,10 +9,7 @@ const LOCAL_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})$/;
 const LOCAL_TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
 const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-]([01]\d|2[0-3]):?[0-5]\d)$/;
 
-/**
- * The wire form of a Decimal: at most 15 integer digits and 6 decimals. The one definition: the upstream schemas
- * check money against it too, so a value that passes the upstream check can always be served.
- */
+/** The wire form of a Decimal; the upstream schemas check money against it too, so what they pass can be served. */
 export const DECIMAL_PATTERN = /^-?\d{1,15}(\.\d{1,6})?$/;
 
 /** True when `YYYY-MM-DD` names a real calendar day (no 2026-02-30). */
@@ -24,10 +21,7 @@ export function isCalendarDate(text: string): boolean {
   return mo >= 1 && mo <= 12 && d >= 1 && d <= daysInMonth(y, mo);
 }
 
-/**
- * True when `text` is the DateTime wire form naming an instant that exists: a real calendar day (V8's Date.parse
- * takes 2026-02-30 for March 2nd), hours, minutes, seconds and offset in range.
- */
+/** True when `text` is the DateTime wire form naming an instant that exists (V8's Date.parse takes 2026-02-30). */
 export function isDateTime(text: string): boolean {
   const m = DATE_TIME.exec(text);
   return m !== null && isCalendarDate(m[1]);
@@ -117,10 +111,7 @@ export const JSONScalar = new GraphQLScalarType<Record<string, unknown>, Record<
 /** The instants a DateTime can show: years 0000 to 9999 (a wider year has no four-digit form). */
 const FIRST_INSTANT_MS = -62_167_219_200_000; // 0000-01-01T00:00:00Z
 const LAST_INSTANT_MS = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
-/**
- * POS integer timestamps in the contract's DateTime form, UTC (`+00:00`); undefined when the instant is outside
- * what a DateTime can show (years 0000 to 9999), so the caller reports it as a bad value of its field.
- */
+/** A POS integer timestamp as a DateTime in UTC (`+00:00`); undefined outside years 0000 to 9999, a bad value of its field. */
 export function posTimestampToDateTime(value: number, unit: 's' | 'ms'): string | undefined {
   const ms = unit === 's' ? value * 1000 : value;
   if (!(ms >= FIRST_INSTANT_MS && ms <= LAST_INSTANT_MS)) return undefined;

@@ -61,7 +61,6 @@ export function createGateway(deps: GatewayDeps) {
   // Clients file and manifests are read and validated here, so a bad one stops the start.
   const trusted = createTrustedDocuments({ ...config.trustedDocuments, metrics });
   const execution = createExecution({ config, logger, persistedQueries, clientCost: clients?.cost, pinDocuments: trusted?.pin });
-  const { apollo } = execution;
   const contextDeps = { config, logger, upstreams, metrics, deviations, sharedReads };
   const context = (request: GraphqlRequest) => Promise.resolve(createContext(contextDeps, request));
   // Outermost first: client identity and budgets on the request as sent; trusted documents turn ids into their
@@ -70,7 +69,7 @@ export function createGateway(deps: GatewayDeps) {
 
   const lifecycle = new ServerLifecycle();
   const graphql = graphqlRoute({
-    apollo,
+    apollo: execution.apollo,
     limits,
     logger,
     metrics,
@@ -132,7 +131,7 @@ export function createGateway(deps: GatewayDeps) {
       return lifecycle.state;
     },
     async start() {
-      await apollo.start();
+      await execution.apollo.start();
       lifecycle.markReady();
     },
     /** Readiness turns 503 while the gateway keeps serving (the shutdown delay, so load balancers move away). */
@@ -147,7 +146,7 @@ export function createGateway(deps: GatewayDeps) {
       await live.close();
       const { cut } = await drained;
       if (cut > 0) logger.warn({ requests: cut, drainTimeoutMs: config.drainTimeoutMs }, 'drain timeout passed: cut the requests still in flight');
-      await apollo.stop();
+      await execution.apollo.stop();
       await Promise.all([upstreams.reservation.close(), upstreams.pos.close(), redis?.close()]);
     },
   };

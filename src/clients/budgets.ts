@@ -32,11 +32,9 @@ interface ClientLimiters {
 }
 
 /**
- * Every client's two budgets (requests in a window, upstream calls per minute), as rate-limiter-flexible fixed
- * windows: in Redis, atomically, when a connection is given (shared by every replica), with an in-memory insurance
- * limiter holding the replica's share that answers whenever Redis does not (a refused or timed-out command, a
- * connection not ready), so Redis being gone neither fails a request nor lifts the limit; the next command that
- * succeeds is back on the shared budget. Without Redis, in memory: per process.
+ * Every client's two budgets (requests in a window, upstream calls per minute) as rate-limiter-flexible fixed windows,
+ * in Redis when given, with an in-memory insurance limiter holding the replica's share that answers whenever Redis
+ * does not: Redis being gone neither fails a request nor lifts the limit. Without Redis, per process.
  */
 export class ClientBudgets {
   private readonly limiters = new Map<string, ClientLimiters>();

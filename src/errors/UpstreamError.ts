@@ -2,11 +2,8 @@
 export type ServiceName = 'reservation' | 'pos';
 
 /**
- * How an upstream call failed:
- * - `status`: the service answered with a non-2xx status (`status`, and `upstreamCode` when its body had one);
- * - `timeout`: no answer within the time budget;
- * - `unavailable`: no connection (refused, reset) or the circuit is open;
- * - `bad_response`: the answer breaks the service's contract (not JSON, wrong shape, a redirect).
+ * How an upstream call failed: a non-2xx `status`; no answer in time (`timeout`); no connection or an open circuit
+ * (`unavailable`); an answer that breaks the service's contract (`bad_response`: not JSON, wrong shape, a redirect).
  */
 export type UpstreamFailure = 'status' | 'timeout' | 'unavailable' | 'bad_response';
 
