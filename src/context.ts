@@ -4,7 +4,7 @@ import type { ExecutionResult } from 'graphql';
 import type { Config } from './config';
 import { ServiceCredentials } from './credentials';
 import type { ServiceName } from './errors/UpstreamError';
-import { createRequestRecord, type RequestRecord } from './http/requestRecord';
+import type { RequestRecord } from './http/requestRecord';
 import { checkById } from './loaders/checkById';
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './observability/metrics';
@@ -44,17 +44,15 @@ export interface ContextDeps {
   sharedReads?: SharedReads;
 }
 
-/** What the context needs of the request: its headers, and its record (a new one in unit tests). */
+/** What the context needs of the request: its headers and its record. */
 export interface ContextRequest {
   header: (lowerName: string) => string | undefined;
-  record?: RequestRecord;
-  /** Only without a record: the request id. */
-  requestId?: string;
+  record: RequestRecord;
 }
 
 /** Credentials come from this request's headers only, and clients and loaders are new: nothing leaks between requests. */
 export function createContext(deps: ContextDeps, request: ContextRequest): GatewayContext {
-  const record = request.record ?? createRequestRecord(request.requestId);
+  const { record } = request;
   const { requestId, upstreamCalls } = record;
   const signal = AbortSignal.timeout(deps.config.requestTimeoutMs);
   // Every upstream call of the request listens on this one signal (a day's list makes 31): no leak to warn of.
