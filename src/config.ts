@@ -6,8 +6,6 @@ const bool = (def: boolean) =>
     .enum(['true', 'false', '1', '0'])
     .transform((v) => v === 'true' || v === '1')
     .default(def);
-const ratio = (def: number) => z.coerce.number().min(0).max(1).default(def);
-const openRatio = (def: number) => z.coerce.number().gt(0, 'must be above 0').lt(1, 'must be below 1').default(def);
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 /** Comma-separated GraphQL names (`a, b`). */
 const nameList = z
@@ -41,10 +39,10 @@ export const ConfigSchema = z.object({
   UPSTREAM_RETRY_BASE_DELAY_MS: int(50),
   UPSTREAM_RETRY_MAX_DELAY_MS: int(1000),
   UPSTREAM_RETRY_AFTER_MAX_MS: int(2000),
-  UPSTREAM_RETRY_BUDGET_RATIO: ratio(0.1),
+  UPSTREAM_RETRY_BUDGET_RATIO: z.coerce.number().min(0).max(1).default(0.1),
   UPSTREAM_RETRY_BUDGET_MIN_PER_SECOND: int(1),
   BREAKER_CONSECUTIVE_FAILURES: int(0),
-  BREAKER_FAILURE_RATIO: openRatio(0.5),
+  BREAKER_FAILURE_RATIO: z.coerce.number().gt(0, 'must be above 0').lt(1, 'must be below 1').default(0.5),
   /** Retired: the window is a time span now (BREAKER_WINDOW_MS). Still accepted, so a deployment setting it starts. */
   BREAKER_WINDOW_SIZE: z.coerce.number().int().min(1).optional(),
   BREAKER_MINIMUM_CALLS: int(50, 1),
