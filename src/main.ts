@@ -35,15 +35,14 @@ export async function runGateway(config: Config, options: { pretty?: boolean; ex
  * the replica out meanwhile), then drains, flushes its spans and exits 0. A second signal skips the delay.
  */
 function stopOnSignal(gateway: Gateway, config: Config, logger: Logger, tracing: Tracing | undefined): void {
+  // Set by the first signal.
   let skipDelay: (() => void) | undefined;
-  let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) {
+    if (skipDelay) {
       logger.info({ signal }, 'second signal: skipping the shutdown delay');
-      skipDelay?.();
+      skipDelay();
       return;
     }
-    stopping = true;
     logger.info({ signal, shutdownDelayMs: config.shutdownDelayMs, drainTimeoutMs: config.drainTimeoutMs }, 'draining');
     gateway.drain();
     setTimeout(() => {

@@ -91,18 +91,17 @@ function decimalText(value: unknown): string | undefined {
   return `${whole}.${frac.padEnd(2, '0')}`;
 }
 
+function jsonObject(value: unknown, Refusal: new (message: string) => Error): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Refusal('JSON must be an object');
+  return value as Record<string, unknown>;
+}
+
 /** Free-form JSON objects (upstream `extras`), passed through. */
 export const JSONScalar = new GraphQLScalarType<Record<string, unknown>, Record<string, unknown>>({
   name: 'JSON',
   description: 'A free-form JSON object.',
-  serialize: (value) => {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TypeError('JSON must be an object');
-    return value as Record<string, unknown>;
-  },
-  parseValue: (value) => {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ScalarParseError('JSON must be an object');
-    return value as Record<string, unknown>;
-  },
+  serialize: (value) => jsonObject(value, TypeError),
+  parseValue: (value) => jsonObject(value, ScalarParseError),
   parseLiteral: () => {
     throw new ScalarParseError('JSON input must be passed as a variable');
   },
