@@ -52,8 +52,7 @@ export interface ContextRequest {
 
 /** Credentials come from this request's headers only, and clients and loaders are new: nothing leaks between requests. */
 export function createContext(deps: ContextDeps, request: ContextRequest): GatewayContext {
-  const { record } = request;
-  const { requestId, upstreamCalls } = record;
+  const { requestId, upstreamCalls } = request.record;
   const signal = AbortSignal.timeout(deps.config.requestTimeoutMs);
   // Every upstream call of the request listens on this one signal (a day's list makes 31): no leak to warn of.
   setMaxListeners(0, signal);
@@ -78,6 +77,6 @@ export function createContext(deps: ContextDeps, request: ContextRequest): Gatew
     pos,
     loaders: { checkById: checkById(pos, deps.config.checkLoaderConcurrency, (size) => deps.metrics?.observeLoaderBatch('checkById', size)) },
     upstreamCalls,
-    record,
+    record: request.record,
   };
 }

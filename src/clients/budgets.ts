@@ -71,7 +71,9 @@ export class ClientBudgets {
     if (callsRead.status === 'rejected') throw callsRead.reason;
     const calls = this.state('upstream-calls', client.policy.upstreamCallsPerMinute, 60, callsRead.value);
     if (taken.status === 'rejected') {
-      const res = asRes(taken.reason);
+      // With an insurance limiter a store error never reaches here; anything but a refusal is a fault of ours.
+      if (!(taken.reason instanceof RateLimiterRes)) throw taken.reason;
+      const res = taken.reason;
       return { allowed: false, reason: 'rate_limited', retryAfterSeconds: retryAfter(res), quotas: [this.state('requests', client.policy.burst, l.requestWindow, res), calls] };
     }
     const requests = this.state('requests', client.policy.burst, l.requestWindow, taken.value);
@@ -102,12 +104,6 @@ export class ClientBudgets {
       resetSeconds: res && consumed > 0 ? Math.max(0, Math.ceil(res.msBeforeNext / 1000)) : 0,
     };
   }
-}
-
-function asRes(refusal: unknown): RateLimiterRes {
-  // With an insurance limiter, a store error never reaches here; anything else than a refusal is a fault of ours.
-  if (refusal instanceof RateLimiterRes) return refusal;
-  throw refusal;
 }
 
 function retryAfter(res: RateLimiterRes | null): number {

@@ -25,7 +25,6 @@ const BY_SERVICE: Readonly<Record<ServiceName, Readonly<Record<number, Documente
   pos: {},
 };
 
-/** What the service's document says of this code; undefined for an undocumented code, or none. */
 export function documentedCode(service: ServiceName, upstreamCode: number | undefined): DocumentedCode | undefined {
   return upstreamCode === undefined ? undefined : BY_SERVICE[service][upstreamCode];
 }
@@ -124,7 +123,7 @@ export async function withInputNames<T>(fields: InputFieldPaths, call: Promise<T
  * date of the form …") is the field where it comes first and prose after that.
  */
 function renamed(message: string, fields: InputFieldPaths): { message: string; first?: string } {
-  const names = [...fields.keys()].sort((a, b) => b.length - a.length).map(escape);
+  const names = [...fields.keys()].sort((a, b) => b.length - a.length).map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   if (names.length === 0) return { message };
   const seen = new Set<string>();
   let first: string | undefined;
@@ -136,8 +135,4 @@ function renamed(message: string, fields: InputFieldPaths): { message: string; f
     return path;
   });
   return { message: text, first };
-}
-
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
