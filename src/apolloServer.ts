@@ -1,7 +1,7 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { InMemoryLRUCache, type KeyValueCache } from '@apollo/utils.keyvaluecache';
-import type { DocumentNode, GraphQLSchema, ParseOptions, ValidationRule } from 'graphql';
+import type { DocumentNode } from 'graphql';
 import type { Config } from './config';
 import type { GatewayContext } from './context';
 import { createFormatError } from './errors/formatError';
@@ -10,7 +10,7 @@ import { recordPlugin } from './observability/plugins/recordPlugin';
 import { documentLimits, introspectionOff } from './limits/documentLimits';
 import { costLimitPlugin, type ClientCostPolicy } from './limits/costLimit';
 import type { Logger } from './logger';
-import { jitExecution, type JitExecution } from './execution/jitExecution';
+import { jitExecution } from './execution/jitExecution';
 import { subscriptionsOverHttpPlugin } from './live/subscriptionsOverHttpPlugin';
 import { RECORD_TYPES, resolvers } from './resolvers';
 import { buildExecutableSchema, loadTypeDefs } from './schema';
@@ -19,42 +19,26 @@ import { PinnedDocumentStore, type DocumentValidation } from './trustedDocuments
 export interface ApolloServerOptions {
   config: Config;
   logger: Logger;
-  /** Automatic persisted queries: query texts by hash (src/apq/cache.ts). */
+  /** Automatic persisted queries: query texts by hash. */
   persistedQueries: KeyValueCache<string>;
-  /** The client cost policy (src/clients), when a clients file is loaded. */
   clientCost?: ClientCostPolicy;
   /** More plugins, added after the gateway's own. */
   plugins?: ApolloServerPlugin<GatewayContext>[];
-  /**
-   * Documents to parse and validate once, at start, with the rules requests get, and keep in the document store for
-   * good by the SHA-256 of their text (the trusted documents, src/trustedDocuments). May throw to stop the start.
-   */
+  /** The trusted documents, validated at start with the rules requests get and kept for good; may throw to stop the start. */
   pinDocuments?: (validation: DocumentValidation) => ReadonlyMap<string, DocumentNode>;
 }
 
-/** The Apollo server, and what the route needs to run compiled operations without it (src/execution/compiledPath.ts). */
-export interface Execution {
-  apollo: ApolloServer<GatewayContext>;
-  schema: GraphQLSchema;
-  /** The compiled operations, for the compiled executor; none with COMPILED_PATH off. */
-  compiled: JitExecution | undefined;
-  /** The `formatError` Apollo formats every error with. */
-  formatError: ReturnType<typeof createFormatError>;
-  /** The parse options and validation rules every request's document gets (the document limits), for subscriptions. */
-  documentRules: { parseOptions: ParseOptions; validationRules: ValidationRule[] };
-}
+export type Execution = ReturnType<typeof createExecution>;
 
 /** The Apollo server: schema and execution, document limits, APQ, error formatting and the observability plugins. */
-export function createExecution(options: ApolloServerOptions): Execution {
+export function createExecution(options: ApolloServerOptions) {
   const { config, logger } = options;
   const production = config.env === 'production';
   const { limits } = config;
   const documentRules = documentLimits({ limits, blockFieldSuggestion: production });
   const schema = buildExecutableSchema(loadTypeDefs(), resolvers, RECORD_TYPES);
-  // Parsed and validated documents, by query text, within their own budget: Apollo's default lets syntax trees pile
-  // up when clients send ever-new documents; a miss only costs a parse and a validation.
+  // Parsed and validated documents by query text, within a byte budget (Apollo's default lets them pile up).
   const recent = new InMemoryLRUCache<DocumentNode>({ maxSize: config.execution.documentCacheMaxBytes, sizeCalculation: (document) => InMemoryLRUCache.sizeCalculation(document) });
-  // The same rules for every request and, once at start, for the trusted documents.
   const validationRules = [...documentRules.validationRules, ...(config.introspection ? [] : [introspectionOff])];
   const formatError = createFormatError(logger);
   const pinned = options.pinDocuments?.({ schema, validationRules, parseOptions: documentRules.parseOptions });
@@ -77,19 +61,19 @@ export function createExecution(options: ApolloServerOptions): Execution {
     validationRules,
     formatError,
     plugins: [
-      // No cache hints in this schema and no HTTP caching of answers carrying credentials; the default cache-control
-      // plugin would still wrap every field's resolver.
+      // No cache hints and no HTTP caching of answers carrying credentials; the default plugin wraps every resolver.
       ApolloServerPluginCacheControlDisabled(),
       ...documentRules.plugins,
       costLimitPlugin({ maxUpstreamCalls: limits.maxUpstreamCalls, maxCost: limits.maxCost }, options.clientCost),
       subscriptionsOverHttpPlugin(),
       refusalStatusPlugin(),
-      // Browsers get the gateway's own explorer (src/http/explorer) before Apollo; without this Apollo would add its
-      // CDN landing page outside production.
+      // Browsers get the gateway's own explorer before Apollo, not Apollo's CDN landing page.
       ApolloServerPluginLandingPageDisabled(),
       recordPlugin(),
       ...(options.plugins ?? []),
     ],
   });
+  // `compiled`: the one compile cache, for the compiled executor (none with COMPILED_PATH off); `documentRules`: the
+  // parse options and validation rules every request's document gets, for subscriptions.
   return { apollo, schema, compiled: config.execution.compiledPath ? gateway : undefined, formatError, documentRules: { parseOptions: documentRules.parseOptions, validationRules } };
 }

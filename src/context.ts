@@ -3,7 +3,8 @@ import type DataLoader from 'dataloader';
 import type { ExecutionResult, getVariableValues, OperationDefinitionNode } from 'graphql';
 import type { Config } from './config';
 import { ServiceCredentials } from './credentials';
-import { createRequestRecord, type RequestRecord } from './http/requestRecord';
+import type { ServiceName } from './errors/UpstreamError';
+import type { RequestRecord } from './http/requestRecord';
 import { checkById } from './loaders/checkById';
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './observability/metrics';
@@ -17,10 +18,7 @@ import type { CheckRecord } from './upstreams/pos/dto';
 import { ReservationClient } from './upstreams/reservation/ReservationClient';
 
 /** The long-lived upstream transports, one per service, shared by all requests. */
-export interface Upstreams {
-  reservation: UpstreamHttp;
-  pos: UpstreamHttp;
-}
+export type Upstreams = Record<ServiceName, UpstreamHttp>;
 
 /** What every resolver of one GraphQL request sees. Built per request: nothing here is shared across requests. */
 export interface GatewayContext {
@@ -29,11 +27,10 @@ export interface GatewayContext {
   reservation: ReservationClient;
   pos: PosClient;
   loaders: { checkById: DataLoader<string, CheckRecord> };
-  /** Every upstream call this request made (the record's list), for its log line and tests. */
+  /** Every upstream call this request made (the record's list). */
   upstreamCalls: UpstreamCallRecord[];
-  /** The request's record (src/http/requestRecord.ts): its client, cost, outcome. */
   record: RequestRecord;
-  /** A result the compiled executor made, with errors, for Apollo to format (src/execution/compiledPath.ts). */
+  /** A result the compiled executor made, with errors, for Apollo to format. */
   compiledResult?: ExecutionResult;
   /** An operation's variables as graphql-js coerced them (src/limits/costLimit.ts coerceVariables). */
   variables?: { operation: OperationDefinitionNode; raw: unknown; values: ReturnType<typeof getVariableValues> };
@@ -43,39 +40,29 @@ export interface ContextDeps {
   config: Config;
   logger: Logger;
   upstreams: Upstreams;
-  /** Where the loaders report their batch sizes; none in unit tests. */
+  /** Each optional part is one per gateway; without it (unit tests) nothing is counted, reported or shared. */
   metrics?: GatewayMetrics;
-  /** Where upstream records report how they differ from the documents (one per gateway: it logs each kind once). */
   deviations?: DeviationSink;
-  /** The process's shared upstream reads (one per gateway); none: every request reads for itself. */
   sharedReads?: SharedReads;
 }
 
-/** What the context needs of the request: its headers, and its record (a new one in unit tests). */
+/** What the context needs of the request: its headers and its record. */
 export interface ContextRequest {
   header: (lowerName: string) => string | undefined;
-  record?: RequestRecord;
-  /** Only without a record: the request id. */
-  requestId?: string;
+  record: RequestRecord;
 }
 
-/**
- * Builds the per-request context: credentials come from this request's headers only, and the clients and
- * loaders are new objects, so nothing can leak between concurrent requests.
- */
+/** Credentials come from this request's headers only, and clients and loaders are new: nothing leaks between requests. */
 export function createContext(deps: ContextDeps, request: ContextRequest): GatewayContext {
-  const record = request.record ?? createRequestRecord(request.requestId);
-  const { requestId, upstreamCalls } = record;
+  const { requestId, upstreamCalls } = request.record;
   const signal = AbortSignal.timeout(deps.config.requestTimeoutMs);
   // Every upstream call of the request listens on this one signal (a day's list makes 31): no leak to warn of.
   setMaxListeners(0, signal);
-  // W3C trace context: one per request when tracing is off; when on, each call's span is injected by the transport.
   const gatewayHeaders = { 'x-request-id': requestId, ...requestTraceHeaders(request.header) };
   const scope: CallScope = {
     headers: () => gatewayHeaders,
     requestId,
     record: (r) => upstreamCalls.push(r),
-    // One budget for the whole request, shared by every upstream call and retry it makes.
     deadline: Date.now() + deps.config.requestTimeoutMs,
     signal,
     deviations: deps.deviations,
@@ -92,6 +79,6 @@ export function createContext(deps: ContextDeps, request: ContextRequest): Gatew
     pos,
     loaders: { checkById: checkById(pos, deps.config.checkLoaderConcurrency, (size) => deps.metrics?.observeLoaderBatch('checkById', size)) },
     upstreamCalls,
-    record,
+    record: request.record,
   };
 }

@@ -1,19 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { ServiceName } from './errors/UpstreamError';
 
-/**
- * The client headers each upstream owns (CONTRACT.md, "Credentials"): a header is forwarded only to its own
- * service, with the name the service's document spells. Lookup is case-insensitive, as HTTP header names are.
- */
+type Header = (lowerName: string) => string | undefined;
+
+/** The client headers each upstream owns (CONTRACT.md, "Credentials"), forwarded only to it, spelled as its document spells them. */
 export const CREDENTIAL_HEADERS: Readonly<Record<ServiceName, readonly string[]>> = {
   reservation: ['Reservation-Access-Token', 'Authorization', 'EMPLOYEE_TOKEN', 'STORE_PIN_CODE', 'SLUG_NAME'],
   pos: ['Pos-Access-Token'],
 };
 
 /**
- * The other spelling a client may send a credential header under, by its documented name (CONTRACT.md,
- * "Credentials"): many proxies, NGINX and so ingress-nginx by default, drop header names with an underscore. Upstream
- * the value always goes under its documented name.
+ * The other spelling a client may send a credential header under, by its documented name: many proxies (NGINX,
+ * so ingress-nginx, by default) drop header names with an underscore. Upstream it always goes under its documented name.
  */
 export const OTHER_SPELLINGS: Readonly<Record<string, string>> = {
   EMPLOYEE_TOKEN: 'Employee-Token',
@@ -22,60 +20,47 @@ export const OTHER_SPELLINGS: Readonly<Record<string, string>> = {
 };
 
 /** The documented names, lower-cased, in a fixed order: what is forwarded and what callerHash sees. */
-const DOCUMENTED_HEADERS: readonly string[] = Object.values(CREDENTIAL_HEADERS)
+const DOCUMENTED_HEADERS = Object.values(CREDENTIAL_HEADERS)
   .flat()
   .map((h) => h.toLowerCase());
 
 /** Lower-cased documented name → lower-cased other spelling. */
 const OTHER_SPELLING = new Map(Object.entries(OTHER_SPELLINGS).map(([documented, other]) => [documented.toLowerCase(), other.toLowerCase()]));
 
-/** A credential header's lower-cased documented name with its other spelling, if it has one: `employee_token (or Employee-Token)`. */
-export function spellingsOf(lowerName: string): string {
-  const other = Object.entries(OTHER_SPELLINGS).find(([documented]) => documented.toLowerCase() === lowerName)?.[1];
-  return other === undefined ? lowerName : `${lowerName} (or ${other})`;
-}
-
 /** Every credential header name a client may send, both spellings, lower-cased: for log redaction and the no-forwarding rule. */
 export const ALL_CREDENTIAL_HEADERS: readonly string[] = [...DOCUMENTED_HEADERS, ...OTHER_SPELLING.values()];
 
-/** A header's value as the client sent it; an empty value counts as not sent. */
-function sent(get: (lowerName: string) => string | undefined, lowerName: string): string | undefined {
-  const value = get(lowerName);
-  return value === '' ? undefined : value;
+/** A credential header's lower-cased documented name with its other spelling, if it has one: `employee_token (or Employee-Token)`. */
+export function spellingsOf(lowerName: string): string {
+  const other = OTHER_SPELLINGS[lowerName.toUpperCase()] as string | undefined;
+  return other === undefined ? lowerName : `${lowerName} (or ${other})`;
 }
 
-/**
- * A credential by its lower-cased documented name, under whichever spelling the client sent it. When both came with
- * different values the documented one is taken here, but the route refuses such a request before it gets this far
- * (credentialSpellingConflict).
- */
-function credentialValue(get: (lowerName: string) => string | undefined, lowerName: string): string | undefined {
+/** A header's value as the client sent it; an empty value counts as not sent. */
+const sent = (get: Header, lowerName: string): string | undefined => get(lowerName) || undefined;
+
+/** A credential by its lower-cased documented name, under either spelling (conflicting ones are refused earlier). */
+function credentialValue(get: Header, lowerName: string): string | undefined {
   const other = OTHER_SPELLING.get(lowerName);
   return sent(get, lowerName) ?? (other === undefined ? undefined : sent(get, other));
 }
 
-/**
- * What is wrong when a request sent a credential header under both spellings with different values, naming both
- * spellings (never a value); undefined when it did not. Such a request is refused with BAD_USER_INPUT before any
- * upstream call (CONTRACT.md, "Credentials"); the same value under both spellings is no conflict.
- */
-export function credentialSpellingConflict(get: (lowerName: string) => string | undefined): string | undefined {
-  const conflicting = Object.entries(OTHER_SPELLINGS).filter(([documented, other]) => {
+/** A credential header sent under both spellings with different values, named (never its value); the same value is no conflict. */
+export function credentialSpellingConflict(get: Header): string | undefined {
+  const pairs = Object.entries(OTHER_SPELLINGS).filter(([documented, other]) => {
     const a = sent(get, documented.toLowerCase());
     const b = sent(get, other.toLowerCase());
     return a !== undefined && b !== undefined && a !== b;
   });
-  if (conflicting.length === 0) return undefined;
-  const pairs = conflicting.map(([documented, other]) => `${documented} and ${other}`).join(', ');
-  return `Each credential header must be sent under one spelling, or both with the same value: ${pairs} differ`;
+  if (pairs.length === 0) return undefined;
+  return `Each credential header must be sent under one spelling, or both with the same value: ${pairs.map(([d, o]) => `${d} and ${o}`).join(', ')} differ`;
 }
 
 /** One service's credentials from one client request, keyed by lower-cased header name. */
 export class ServiceCredentials {
   private constructor(private readonly values: ReadonlyMap<string, string>) {}
 
-  /** Picks the service's headers out of the request's headers (a `get` by lower-cased name), under either spelling. */
-  static from(service: ServiceName, get: (lowerName: string) => string | undefined): ServiceCredentials {
+  static from(service: ServiceName, get: Header): ServiceCredentials {
     const values = new Map<string, string>();
     for (const name of CREDENTIAL_HEADERS[service]) {
       const value = credentialValue(get, name.toLowerCase());
@@ -106,13 +91,10 @@ export class ServiceCredentials {
 }
 
 /**
- * A one-way name for the caller: SHA-256 (hex) over every credential header the request would send upstream,
- * both services' together, in a fixed order, each under its documented name (so either spelling hashes alike).
- * Policies kept per caller (idempotency records, budgets per venue) key on this, so one venue's state can never be
- * reached with another venue's credentials, and the credentials themselves are never stored. A request without any
- * credential (or with empty ones) hashes to the same value as every other such one.
+ * A one-way name for the caller: SHA-256 over every credential header it would send upstream, in a fixed order, under
+ * its documented name. State kept per caller keys on this, so no venue reaches another's and no credential is stored.
  */
-export function callerHash(get: (lowerName: string) => string | undefined): string {
+export function callerHash(get: Header): string {
   const hash = createHash('sha256');
   for (const name of DOCUMENTED_HEADERS) {
     const value = credentialValue(get, name);

@@ -2,11 +2,7 @@ import pino, { type Logger } from 'pino';
 import { ALL_CREDENTIAL_HEADERS, CREDENTIAL_HEADERS, OTHER_SPELLINGS } from './credentials';
 import { activeTraceIds } from './observability/tracing';
 
-/**
- * Header names whose values never reach a log line: every credential header under both of its spellings, lower-cased
- * as Node receives them and spelled as the upstream documents and the contract spell them, partners' API keys, and
- * cookies.
- */
+/** Every credential header under both spellings, lower-cased as Node receives them and as documented, API keys, cookies. */
 const SECRET_HEADERS = [
   ...new Set([...ALL_CREDENTIAL_HEADERS, ...Object.values(CREDENTIAL_HEADERS).flat(), ...Object.values(OTHER_SPELLINGS), 'x-api-key', 'X-Api-Key', 'cookie', 'set-cookie']),
 ];
@@ -29,33 +25,22 @@ const HEADER_PARENTS = [
   'error.cause.',
 ];
 
-/**
- * Paths whose values never reach a log line: the secret headers, wherever headers are logged. Spelled out rather
- * than `*.headers`: a wildcard path makes pino's redaction walk every key of every line, on every request.
- */
+/** Spelled out rather than `*.headers`: a wildcard makes pino's redaction walk every key of every line. */
 export const REDACT_PATHS: string[] = SECRET_HEADERS.flatMap((h) => HEADER_PARENTS.map((parent) => `${parent}headers["${h}"]`));
 
-export interface LoggerOptions {
-  level: string;
-  /** Human-readable lines (npm run dev) instead of JSON. */
-  pretty?: boolean;
-  /** Where JSON lines go; standard output by default (tests capture them here). */
-  destination?: pino.DestinationStream;
-}
-
-export function createLogger(options: LoggerOptions): Logger {
+/** `pretty`: human-readable lines (npm run dev); `destination`: where JSON lines go instead of standard output. */
+export function createLogger(options: { level: string; pretty?: boolean; destination?: pino.DestinationStream }): Logger {
   const settings: pino.LoggerOptions = {
     level: options.level,
     base: { service: 'tablegraph' },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-    // Inside a traced request, every line carries its trace and span ids, to jump from a log line to its trace.
+    // Inside a traced request, every line carries its trace and span ids.
     mixin: activeTraceIds,
     ...(options.pretty ? { transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' } } } : {}),
   };
   if (options.destination) return pino(settings, options.destination);
   if (options.pretty) return pino(settings);
-  // Synchronous writes to standard output, not pino's asynchronous default: at exit a line still being written could
-  // land after the final flush (a drained request's line after `stopped`), and a crash would lose what was buffered.
+  // Synchronous writes: with pino's asynchronous default a line could land after `stopped`, or be lost in a crash.
   return pino(settings, pino.destination({ dest: 1, sync: true }));
 }
 

@@ -1,9 +1,9 @@
 import nodeModule from 'node:module';
 
-// First, before the gateway's modules load: on Node 22 and later, V8 keeps the code it compiles for each module on
-// disk, and later starts read it instead of compiling again. Node 20 has no such call.
+// Before the gateway's modules load: Node 22+ keeps compiled code on disk for later starts; Node 20 has no such call.
 (nodeModule as typeof nodeModule & { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config';
 import { createLogger, type Logger } from './logger';
@@ -14,19 +14,14 @@ import { messageOf } from './errors/errorFields';
 /** Beyond the shutdown delay and the drain timeout, how long closing the pools and flushing spans may take. */
 const CLEANUP_GRACE_MS = 10_000;
 
-/**
- * Process entry: config → tracing → server → listen → start → drain on signal. The server listens before it has
- * started, so `/healthz` answers at once and `/readyz` says 503 until GraphQL can be served.
- */
+/** Listens before the gateway has started, so `/healthz` answers at once and `/readyz` says 503 until it can serve. */
 export async function runGateway(config: Config, options: { pretty?: boolean; explorer?: GatewayDeps['explorer'] } = {}): Promise<Gateway> {
   const logger = createLogger({ level: config.logLevel, pretty: options.pretty });
   for (const warning of config.warnings) logger.warn(warning);
   const tracing = startTracing(config.tracing);
   const gateway = createGateway({ config, logger, explorer: options.explorer });
-  await new Promise<void>((resolve, reject) => {
-    gateway.server.once('error', reject);
-    gateway.server.listen(config.port, config.host, () => resolve());
-  });
+  gateway.server.listen(config.port, config.host);
+  await once(gateway.server, 'listening');
   const { port } = gateway.server.address() as AddressInfo;
   logger.info({ port, host: config.host, env: config.env, tracing: tracing !== undefined }, 'gateway listening');
   await gateway.start();
@@ -37,19 +32,17 @@ export async function runGateway(config: Config, options: { pretty?: boolean; ex
 
 /**
  * SIGTERM or SIGINT: readiness turns 503 and the gateway keeps serving for SHUTDOWN_DELAY_MS (load balancers take
- * the replica out meanwhile); then it stops accepting connections, lets the requests in flight finish within
- * DRAIN_TIMEOUT_MS, closes its upstream pools, flushes its spans and exits 0. A second signal skips the delay.
+ * the replica out meanwhile), then drains, flushes its spans and exits 0. A second signal skips the delay.
  */
 function stopOnSignal(gateway: Gateway, config: Config, logger: Logger, tracing: Tracing | undefined): void {
+  // Set by the first signal.
   let skipDelay: (() => void) | undefined;
-  let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) {
+    if (skipDelay) {
       logger.info({ signal }, 'second signal: skipping the shutdown delay');
-      skipDelay?.();
+      skipDelay();
       return;
     }
-    stopping = true;
     logger.info({ signal, shutdownDelayMs: config.shutdownDelayMs, drainTimeoutMs: config.drainTimeoutMs }, 'draining');
     gateway.drain();
     setTimeout(() => {
@@ -57,11 +50,8 @@ function stopOnSignal(gateway: Gateway, config: Config, logger: Logger, tracing:
       process.exit(1);
     }, config.shutdownDelayMs + config.drainTimeoutMs + CLEANUP_GRACE_MS).unref();
     new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, config.shutdownDelayMs);
-      skipDelay = () => {
-        clearTimeout(timer);
-        resolve();
-      };
+      skipDelay = resolve;
+      setTimeout(resolve, config.shutdownDelayMs);
     })
       .then(() => gateway.stop())
       .then(() => tracing?.shutdown())

@@ -1,21 +1,15 @@
 import { GraphQLScalarType, Kind, type ValueNode } from 'graphql';
 import { ScalarParseError } from './errors/InputError';
 
-/**
- * The custom scalars of the contract. Input parsing throws ScalarParseError, which formatError turns into
- * BAD_USER_INPUT with the field's path; output serialisation refuses values that break the wire form, so a bad
- * value never leaves the gateway looking valid.
- */
+// The contract's scalars. Input parsing throws ScalarParseError (BAD_USER_INPUT with the field's path, by
+// formatError); serialisation refuses values that break the wire form, so a bad value never leaves looking valid.
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const LOCAL_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})$/;
 const LOCAL_TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
 const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-]([01]\d|2[0-3]):?[0-5]\d)$/;
 
-/**
- * The wire form of a Decimal: at most 15 integer digits and 6 decimals. The one definition: the upstream schemas
- * check money against it too, so a value that passes the upstream check can always be served.
- */
+/** The wire form of a Decimal; the upstream schemas check money against it too, so what they pass can be served. */
 export const DECIMAL_PATTERN = /^-?\d{1,15}(\.\d{1,6})?$/;
 
 /** True when `YYYY-MM-DD` names a real calendar day (no 2026-02-30). */
@@ -27,10 +21,7 @@ export function isCalendarDate(text: string): boolean {
   return mo >= 1 && mo <= 12 && d >= 1 && d <= daysInMonth(y, mo);
 }
 
-/**
- * True when `text` is the DateTime wire form naming an instant that exists: a real calendar day (V8's Date.parse
- * takes 2026-02-30 for March 2nd), hours, minutes, seconds and offset in range.
- */
+/** True when `text` is the DateTime wire form naming an instant that exists (V8's Date.parse takes 2026-02-30). */
 export function isDateTime(text: string): boolean {
   const m = DATE_TIME.exec(text);
   return m !== null && isCalendarDate(m[1]);
@@ -41,9 +32,10 @@ function daysInMonth(year: number, month: number): number {
   return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
-function stringScalar(name: string, description: string, parse: (text: string) => string | undefined, expected: string): GraphQLScalarType<string, string> {
-  const parseText = (value: unknown): string => {
-    const parsed = typeof value === 'string' ? parse(value) : undefined;
+/** A scalar whose wire form is a string that `read` checks (and may rewrite); `read` answers undefined for a bad value. */
+function checkedScalar(name: string, description: string, read: (value: unknown) => string | undefined, expected: string): GraphQLScalarType<string, string> {
+  const parse = (value: unknown): string => {
+    const parsed = read(value);
     if (parsed === undefined) throw new ScalarParseError(`${name} must be ${expected}; got ${JSON.stringify(value)}`);
     return parsed;
   };
@@ -51,60 +43,43 @@ function stringScalar(name: string, description: string, parse: (text: string) =
     name,
     description,
     serialize: (value) => {
-      const text = typeof value === 'string' ? parse(value) : undefined;
+      const text = read(value);
       if (text === undefined) throw new TypeError(`${name} cannot represent ${JSON.stringify(value)}`);
       return text;
     },
-    parseValue: parseText,
-    parseLiteral: (ast: ValueNode) => parseText(ast.kind === Kind.STRING ? ast.value : literalText(ast)),
+    parseValue: parse,
+    // A non-string literal is reported as what the client wrote.
+    parseLiteral: (ast: ValueNode) => parse(ast.kind === Kind.STRING ? ast.value : ast.kind === Kind.INT || ast.kind === Kind.FLOAT ? Number(ast.value) : ast.kind),
   });
 }
 
-/** A non-string literal is reported as what the client wrote. */
-function literalText(ast: ValueNode): unknown {
-  return ast.kind === Kind.INT || ast.kind === Kind.FLOAT ? Number(ast.value) : ast.kind;
-}
+/** A `read` for string-only scalars. */
+const ofString = (check: (text: string) => string | undefined) => (value: unknown) => (typeof value === 'string' ? check(value) : undefined);
 
-export const DateScalar = stringScalar('Date', 'A calendar date, `YYYY-MM-DD`.', (t) => (isCalendarDate(t) ? t : undefined), 'a date YYYY-MM-DD');
+export const DateScalar = checkedScalar('Date', 'A calendar date, `YYYY-MM-DD`.', ofString((t) => (isCalendarDate(t) ? t : undefined)), 'a date YYYY-MM-DD');
 
-export const LocalTimeScalar = stringScalar('LocalTime', 'A venue-local time of day, `HH:MM`.', (t) => (LOCAL_TIME.test(t) ? t : undefined), 'a time HH:MM');
+export const LocalTimeScalar = checkedScalar('LocalTime', 'A venue-local time of day, `HH:MM`.', ofString((t) => (LOCAL_TIME.test(t) ? t : undefined)), 'a time HH:MM');
 
 /** Canonical form `YYYY-MM-DDTHH:MM`; `YYYY-MM-DD HH:MM` (the upstream form) is accepted too. */
-export const LocalDateTimeScalar = stringScalar(
+export const LocalDateTimeScalar = checkedScalar(
   'LocalDateTime',
   'A venue-local date and time without an offset: `2026-11-21T19:30` (input also `2026-11-21 19:30`).',
-  (t) => {
+  ofString((t) => {
     const m = LOCAL_DATE_TIME.exec(t);
     return m && isCalendarDate(m[1]) && LOCAL_TIME.test(`${m[2]}:${m[3]}`) ? `${m[1]}T${m[2]}:${m[3]}` : undefined;
-  },
+  }),
   'a local date and time YYYY-MM-DDTHH:MM',
 );
 
-export const DateTimeScalar = stringScalar(
+export const DateTimeScalar = checkedScalar(
   'DateTime',
   'An instant: ISO 8601 with a UTC offset, e.g. `2026-11-21T19:30:00+03:00`.',
-  (t) => (isDateTime(t) ? t : undefined),
+  ofString((t) => (isDateTime(t) ? t : undefined)),
   'an ISO 8601 date-time with an offset',
 );
 
 /** Money: a string in output, never a float; a string or a number as input. */
-export const DecimalScalar = new GraphQLScalarType<string, string>({
-  name: 'Decimal',
-  description: 'A money amount as a string, e.g. `"125.50"`; as input also a number.',
-  serialize: (value) => {
-    const text = decimalText(value);
-    if (text === undefined) throw new TypeError(`Decimal cannot represent ${JSON.stringify(value)}`);
-    return text;
-  },
-  parseValue: parseDecimal,
-  parseLiteral: (ast) => parseDecimal(ast.kind === Kind.STRING || ast.kind === Kind.INT || ast.kind === Kind.FLOAT ? (ast.kind === Kind.STRING ? ast.value : Number(ast.value)) : ast.kind),
-});
-
-function parseDecimal(value: unknown): string {
-  const text = decimalText(value);
-  if (text === undefined) throw new ScalarParseError(`Decimal must be a decimal number such as "125.50"; got ${JSON.stringify(value)}`);
-  return text;
-}
+export const DecimalScalar = checkedScalar('Decimal', 'A money amount as a string, e.g. `"125.50"`; as input also a number.', decimalText, 'a decimal number such as "125.50"');
 
 /** A JS number is shown with at least two decimals (125.5 → "125.50"), as money is. */
 function decimalText(value: unknown): string | undefined {
@@ -116,18 +91,17 @@ function decimalText(value: unknown): string | undefined {
   return `${whole}.${frac.padEnd(2, '0')}`;
 }
 
+function jsonObject(value: unknown, Refusal: new (message: string) => Error): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Refusal('JSON must be an object');
+  return value as Record<string, unknown>;
+}
+
 /** Free-form JSON objects (upstream `extras`), passed through. */
 export const JSONScalar = new GraphQLScalarType<Record<string, unknown>, Record<string, unknown>>({
   name: 'JSON',
   description: 'A free-form JSON object.',
-  serialize: (value) => {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TypeError('JSON must be an object');
-    return value as Record<string, unknown>;
-  },
-  parseValue: (value) => {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ScalarParseError('JSON must be an object');
-    return value as Record<string, unknown>;
-  },
+  serialize: (value) => jsonObject(value, TypeError),
+  parseValue: (value) => jsonObject(value, ScalarParseError),
   parseLiteral: () => {
     throw new ScalarParseError('JSON input must be passed as a variable');
   },
@@ -136,10 +110,7 @@ export const JSONScalar = new GraphQLScalarType<Record<string, unknown>, Record<
 /** The instants a DateTime can show: years 0000 to 9999 (a wider year has no four-digit form). */
 const FIRST_INSTANT_MS = -62_167_219_200_000; // 0000-01-01T00:00:00Z
 const LAST_INSTANT_MS = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
-/**
- * POS integer timestamps in the contract's DateTime form, UTC (`+00:00`); undefined when the instant is outside
- * what a DateTime can show (years 0000 to 9999), so the caller reports it as a bad value of its field.
- */
+/** A POS integer timestamp as a DateTime in UTC (`+00:00`); undefined outside years 0000 to 9999, a bad value of its field. */
 export function posTimestampToDateTime(value: number, unit: 's' | 'ms'): string | undefined {
   const ms = unit === 's' ? value * 1000 : value;
   if (!(ms >= FIRST_INSTANT_MS && ms <= LAST_INSTANT_MS)) return undefined;

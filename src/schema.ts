@@ -21,11 +21,9 @@ function findSchemaDir(from: string): string {
 }
 
 /**
- * The executable schema: the SDL, our resolvers, and a resolver on every field whose upstream key is its
- * snake_case name (graphql-jit reads a field without a resolver straight off its source object, by its own name).
- * Upstream records (./upstreams/record.ts) answer each field by its GraphQL name through a getter that checks the
- * value there and then, so the fields of `recordTypes` (whose sources are always records) get no such resolver:
- * graphql-jit reads them off the record with no resolver call, and a field is checked only when selected.
+ * The SDL, our resolvers, and a resolver on every field whose upstream key is its snake_case name (graphql-jit reads
+ * a field without one off its source by its own name). The fields of `recordTypes` get none: an upstream record
+ * answers each field by its GraphQL name through a getter that checks the value when selected.
  */
 export function buildExecutableSchema(typeDefs: string, resolvers: Resolvers, recordTypes: ReadonlySet<string> = new Set()): GraphQLSchema {
   // The generated Resolvers type is stricter than graphql-tools' IResolvers; it is the same object.
@@ -48,10 +46,7 @@ function snakeKeyResolver(name: string, key: string): GraphQLFieldResolver<Recor
   };
 }
 
-/**
- * `guestCount` → `guest_count`: the upstream key of a field that has no resolver of its own, since the contract
- * names fields as the upstream names in camelCase (the executable schema gives such fields a resolver reading it).
- */
+/** `guestCount` → `guest_count`: the contract names fields as the upstream names in camelCase. */
 export function snakeCase(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }

@@ -1,15 +1,14 @@
-import type { ApolloServer } from '@apollo/server';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createExecution } from './apolloServer';
 import { createPersistedQueryCache, persistedQueriesStep } from './apq/cache';
-import { createClientPolicies } from './clients';
+import { createClientPolicies } from './clients/clientPolicyStep';
 import type { Config } from './config';
-import { createContext, type GatewayContext, type Upstreams } from './context';
+import { createContext, type Upstreams } from './context';
 import { compiledPath } from './execution/compiledPath';
 import { explorerRoute, type ExplorerOptions } from './http/explorer';
 import { graphqlRoute, type GraphqlRequest } from './http/graphqlRoute';
 import { cutWhileArriving, limitConnections } from './http/connectionLimits';
-import { ServerLifecycle, type LifecycleState } from './http/lifecycle';
+import { ServerLifecycle } from './http/lifecycle';
 import { opsRoutes } from './http/opsRoutes';
 import { errorBody, sendJson } from './http/send';
 import { idempotencyFromConfig } from './idempotency/idempotencyStep';
@@ -24,51 +23,31 @@ import { combineEvents, createUpstreams, loggingHooks } from './upstreams';
 import { createSharedReads } from './upstreams/readMarks';
 import type { SharedReads } from './upstreams/sharedReads';
 
+/** What a gateway is built from; each optional part defaults to the one the settings describe (tests inject theirs). */
 export interface GatewayDeps {
   config: Config;
   logger: Logger;
-  /** Defaults to undici pools on the configured base addresses. */
   upstreams?: Upstreams;
-  /** The clock of the upstream policies (circuit breakers, retry budgets), in ms. Default Date.now. */
+  /** The clock of the upstream policies (circuit breakers, retry budgets), in ms. */
   upstreamClock?: () => number;
-  /** Defaults to a new registry of this gateway's own. */
   metrics?: GatewayMetrics;
-  /** Defaults to the process's own from the settings, sharing marks through Redis when REDIS_URL is set. */
   sharedReads?: SharedReads;
-  /** What the browser explorer pre-fills (outside production). Default: the day query, no headers. */
+  /** What the browser explorer pre-fills (outside production). */
   explorer?: Omit<ExplorerOptions, 'enabled'>;
 }
 
-export interface Gateway {
-  /** The HTTP server, not listening: the caller decides where (tests use port 0). */
-  readonly server: Server;
-  readonly apollo: ApolloServer<GatewayContext>;
-  /** Whether /readyz answers 200: after start(), until drain() begins. */
-  readonly ready: boolean;
-  readonly state: LifecycleState;
-  readonly metrics: GatewayMetrics;
-  start(): Promise<void>;
-  /** Readiness turns 503 while the gateway keeps serving (the shutdown delay, so load balancers move away). */
-  drain(): void;
-  /**
-   * Readiness turns 503; the listener closes; in-flight requests finish (cut after DRAIN_TIMEOUT_MS); keep-alive
-   * connections close; upstream pools close.
-   */
-  stop(): Promise<void>;
-}
+export type Gateway = ReturnType<typeof createGateway>;
 
 /** Builds the gateway (Apollo server and HTTP routes) without listening. */
-export function createGateway(deps: GatewayDeps): Gateway {
+export function createGateway(deps: GatewayDeps) {
   const { config, logger } = deps;
   const metrics = deps.metrics ?? new GatewayMetrics();
-  // One per gateway: it logs each kind of upstream deviation once (src/observability/deviations.ts).
+  // One per gateway: it logs each kind of upstream deviation once.
   const deviations = new UpstreamDeviations({ logger, metrics });
-  // Both listener sets hear every event: the circuit's log line and its gauge.
   const upstreams = deps.upstreams ?? createUpstreams(config, combineEvents(loggingHooks(logger), observabilityHooks(metrics, logger)), deps.upstreamClock);
   const { limits } = config;
-  // The one Redis connection of this process, for every policy shared across replicas (src/redis/connection.ts).
+  // The one Redis connection of this process, for every policy shared across replicas.
   const redis = config.redisUrl ? openRedisConnection({ url: config.redisUrl, logger }) : undefined;
-  // One per process: in-flight GETs joined, answers kept for the max-age clients ask, writes marked across replicas.
   const sharedReads =
     deps.sharedReads ??
     createSharedReads({
@@ -78,28 +57,23 @@ export function createGateway(deps: GatewayDeps): Gateway {
       onRead: (key, source) => metrics.countRead(key.service, key.route, source),
     });
   const persistedQueries = createPersistedQueryCache({ maxBytes: config.persistedQueries.maxBytes, redis });
-  // Client identity, rate limits and cost per client (src/clients), when CLIENTS_FILE is set; validated here, at start.
   const clients = createClientPolicies(config, { metrics, redis });
-  // Trusted documents are read and validated here, so a bad manifest stops the start naming the operation.
+  // Clients file and manifests are read and validated here, so a bad one stops the start.
   const trusted = createTrustedDocuments({ ...config.trustedDocuments, metrics });
   const execution = createExecution({ config, logger, persistedQueries, clientCost: clients?.cost, pinDocuments: trusted?.pin });
-  const { apollo } = execution;
   const contextDeps = { config, logger, upstreams, metrics, deviations, sharedReads };
   const context = (request: GraphqlRequest) => Promise.resolve(createContext(contextDeps, request));
-  // Outermost first. The client step first: identity and budgets before any other work, on the request as the
-  // client sent it. Then trusted documents, which turn ids into their text; then, for clients bound to trusted
-  // documents, the check that every operation came by a manifest id (not an APQ hash). Subscriptions pass these too
-  // (src/live/liveServer.ts).
+  // Outermost first: client identity and budgets on the request as sent; trusted documents turn ids into their
+  // text; clients bound to trusted documents came by a manifest id. Subscriptions pass these too.
   const admission = [...(clients ? [clients.step] : []), ...(trusted ? [trusted.step] : []), ...(clients ? [clients.trustedOnlyStep] : [])];
 
   const lifecycle = new ServerLifecycle();
   const graphql = graphqlRoute({
-    apollo,
+    apollo: execution.apollo,
     limits,
     logger,
     metrics,
     context,
-    // Compiled operations (trusted documents, repeated texts) skip Apollo's per-request work.
     compiled: execution.compiled
       ? compiledPath({
           operations: execution.compiled,
@@ -107,9 +81,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
           clients,
         })
       : undefined,
-    // Then the APQ hashes turned into their text (no subscription's text is ever registered: Apollo registers a text
-    // once it has resolved the operation, after subscriptionsOverHttpPlugin refused it). Then idempotency, which so
-    // sees every mutation's text, however it was named.
+    // APQ hashes turned into their text before idempotency, so it sees every mutation's text however it was named.
     steps: [...admission, persistedQueriesStep(persistedQueries), idempotencyFromConfig({ config, logger, metrics, redis })],
   });
   const explorer = explorerRoute({ ...deps.explorer, enabled: config.env !== 'production' });
@@ -130,7 +102,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     config,
     steps: admission,
     cost: clients?.cost,
-    // A fresh context per read, as for one HTTP request: the breaker, budgets, field errors and shared reads apply.
+    // A fresh context per read, as for one HTTP request.
     context: (request) => createContext(contextDeps, request),
     redis,
     logger,
@@ -146,22 +118,21 @@ export function createGateway(deps: GatewayDeps): Gateway {
   }
 
   return {
+    /** Not listening: the caller decides where (tests use port 0). */
     server,
-    apollo,
     metrics,
-    get ready() {
-      return lifecycle.ready;
-    },
     get state() {
       return lifecycle.state;
     },
     async start() {
-      await apollo.start();
+      await execution.apollo.start();
       lifecycle.markReady();
     },
+    /** Readiness turns 503 while the gateway keeps serving (the shutdown delay, so load balancers move away). */
     drain() {
       lifecycle.markDraining();
     },
+    /** The listener closes; in-flight requests finish (cut after DRAIN_TIMEOUT_MS); connections and pools close. */
     async stop() {
       const drained = lifecycle.drain(server, config.drainTimeoutMs);
       // WebSockets hold the listener open: they close with 1001 once the HTTP requests in flight have finished.
@@ -169,7 +140,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       await live.close();
       const { cut } = await drained;
       if (cut > 0) logger.warn({ requests: cut, drainTimeoutMs: config.drainTimeoutMs }, 'drain timeout passed: cut the requests still in flight');
-      await apollo.stop();
+      await execution.apollo.stop();
       await Promise.all([upstreams.reservation.close(), upstreams.pos.close(), redis?.close()]);
     },
   };

@@ -1,6 +1,6 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RedisConnection } from '../redis/connection';
-import type { ClientPolicy, KnownClient } from './clientsFile';
+import type { KnownClient } from './clientsFile';
 
 /** One quota as the RateLimit headers tell it: its policy and where the caller stands. */
 export interface QuotaState {
@@ -19,47 +19,32 @@ export type TakeResult =
 
 export interface ClientBudgetsOptions {
   clients: readonly KnownClient[];
-  /** THE Redis connection (src/redis/connection.ts): with it, one budget per client across every replica. */
+  /** With it, one budget per client across every replica. */
   redis?: RedisConnection;
-  /**
-   * While Redis is unreachable each replica enforces this fraction of every limit locally (its share), never
-   * unlimited; 1 ÷ RATE_LIMIT_LOCAL_SHARE_OF. Default 1 (the whole limit: a single replica).
-   */
-  localShareOf?: number;
-  /** Prefix of the Redis keys. Default `tablegraph:rl`. */
-  keyPrefix?: string;
-}
-
-/** The window holding `burst` requests at `requestsPerSecond` (whole seconds, as the RateLimit headers count). */
-export function requestWindowSeconds(policy: Pick<ClientPolicy, 'burst' | 'requestsPerSecond'>): number {
-  return Math.max(1, Math.ceil(policy.burst / policy.requestsPerSecond));
+  /** While Redis is unreachable each replica enforces 1 ÷ localShareOf of every limit alone, never unlimited. */
+  localShareOf: number;
 }
 
 interface ClientLimiters {
   requests: RateLimiterAbstract;
   upstreamCalls: RateLimiterAbstract;
-  requestQuota: number;
   requestWindow: number;
-  callQuota: number;
 }
 
 /**
- * Every client's two budgets (requests in a window, upstream calls per minute), as rate-limiter-flexible fixed
- * windows: in Redis, atomically, when a connection is given (shared by every replica), with an in-memory insurance
- * limiter holding the replica's share that answers whenever Redis does not (a refused or timed-out command, a
- * connection not ready), so Redis being gone neither fails a request nor lifts the limit; the next command that
- * succeeds is back on the shared budget. Without Redis, in memory: per process.
+ * Every client's two budgets (requests in a window, upstream calls per minute) as rate-limiter-flexible fixed windows,
+ * in Redis when given, with an in-memory insurance limiter holding the replica's share that answers whenever Redis
+ * does not: Redis being gone neither fails a request nor lifts the limit. Without Redis, per process.
  */
 export class ClientBudgets {
   private readonly limiters = new Map<string, ClientLimiters>();
 
   constructor(options: ClientBudgetsOptions) {
-    const share = Math.max(1, options.localShareOf ?? 1);
-    const prefix = options.keyPrefix ?? 'tablegraph:rl';
     for (const client of options.clients) {
-      const requestWindow = requestWindowSeconds(client.policy);
+      // The window holding `burst` requests at `requestsPerSecond`, in whole seconds as the RateLimit headers count.
+      const requestWindow = Math.max(1, Math.ceil(client.policy.burst / client.policy.requestsPerSecond));
       const make = (kind: string, points: number, duration: number): RateLimiterAbstract => {
-        const keyPrefix = `${prefix}:${kind}:${client.name}`;
+        const keyPrefix = `tablegraph:rl:${kind}:${client.name}`;
         if (!options.redis) return new RateLimiterMemory({ keyPrefix, points, duration });
         return new RateLimiterRedis({
           storeClient: options.redis.client,
@@ -67,15 +52,13 @@ export class ClientBudgets {
           points,
           duration,
           rejectIfRedisNotReady: true,
-          insuranceLimiter: new RateLimiterMemory({ keyPrefix: `${keyPrefix}:local`, points: Math.max(1, Math.floor(points / share)), duration }),
+          insuranceLimiter: new RateLimiterMemory({ keyPrefix: `${keyPrefix}:local`, points: Math.max(1, Math.floor(points / options.localShareOf)), duration }),
         });
       };
       this.limiters.set(client.name, {
         requests: make('req', client.policy.burst, requestWindow),
         upstreamCalls: make('calls', client.policy.upstreamCallsPerMinute, 60),
-        requestQuota: client.policy.burst,
         requestWindow,
-        callQuota: client.policy.upstreamCallsPerMinute,
       });
     }
   }
@@ -86,12 +69,14 @@ export class ClientBudgets {
     // Both budgets at once: with Redis, one round trip's wait instead of two in a row.
     const [taken, callsRead] = await Promise.allSettled([l.requests.consume(key, 1), l.upstreamCalls.get(key)]);
     if (callsRead.status === 'rejected') throw callsRead.reason;
-    const calls = this.state('upstream-calls', l.callQuota, 60, callsRead.value);
+    const calls = this.state('upstream-calls', client.policy.upstreamCallsPerMinute, 60, callsRead.value);
     if (taken.status === 'rejected') {
-      const res = asRes(taken.reason);
-      return { allowed: false, reason: 'rate_limited', retryAfterSeconds: retryAfter(res), quotas: [this.state('requests', l.requestQuota, l.requestWindow, res), calls] };
+      // With an insurance limiter a store error never reaches here; anything but a refusal is a fault of ours.
+      if (!(taken.reason instanceof RateLimiterRes)) throw taken.reason;
+      const res = taken.reason;
+      return { allowed: false, reason: 'rate_limited', retryAfterSeconds: retryAfter(res), quotas: [this.state('requests', client.policy.burst, l.requestWindow, res), calls] };
     }
-    const requests = this.state('requests', l.requestQuota, l.requestWindow, taken.value);
+    const requests = this.state('requests', client.policy.burst, l.requestWindow, taken.value);
     if (calls.remaining <= 0) return { allowed: false, reason: 'upstream_budget', retryAfterSeconds: retryAfter(callsRead.value), quotas: [requests, calls] };
     return { allowed: true, quotas: [requests, calls] };
   }
@@ -99,12 +84,7 @@ export class ClientBudgets {
   /** Counts the upstream calls a request made (after execution: they happened, whatever the budget says now). */
   async charge(client: KnownClient, key: string, calls: number): Promise<QuotaState> {
     const l = this.of(client);
-    if (calls <= 0) return this.callsState(l, key);
-    return this.state('upstream-calls', l.callQuota, 60, await l.upstreamCalls.penalty(key, calls));
-  }
-
-  private async callsState(l: ClientLimiters, key: string): Promise<QuotaState> {
-    return this.state('upstream-calls', l.callQuota, 60, await l.upstreamCalls.get(key));
+    return this.state('upstream-calls', client.policy.upstreamCallsPerMinute, 60, await l.upstreamCalls.penalty(key, calls));
   }
 
   private of(client: KnownClient): ClientLimiters {
@@ -124,12 +104,6 @@ export class ClientBudgets {
       resetSeconds: res && consumed > 0 ? Math.max(0, Math.ceil(res.msBeforeNext / 1000)) : 0,
     };
   }
-}
-
-function asRes(refusal: unknown): RateLimiterRes {
-  // With an insurance limiter, a store error never reaches here; anything else than a refusal is a fault of ours.
-  if (refusal instanceof RateLimiterRes) return refusal;
-  throw refusal;
 }
 
 function retryAfter(res: RateLimiterRes | null): number {

@@ -3,6 +3,8 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 /** What the client policies decided for a request: served, or refused and why. */
 export type ClientDecision = 'allowed' | 'unauthenticated' | 'rate_limited' | 'upstream_budget' | 'cost' | 'trusted_documents' | 'introspection';
 
+const COST_BUCKETS = [10, 50, 100, 250, 500, 1000, 2500, 5000, 10000];
+
 /** Per-client metrics, by client name (from the clients file; never a key): a bounded label. */
 export class ClientMetrics {
   private readonly decisions: Counter<'client' | 'decision'>;
@@ -13,33 +15,16 @@ export class ClientMetrics {
 
   constructor(registry: Registry) {
     const registers = [registry];
+    const histogram = (name: string, help: string, buckets: number[]) => new Histogram({ name, help, labelNames: ['client'], buckets, registers });
     this.decisions = new Counter({
       name: 'tablegraph_client_requests_total',
       help: 'GraphQL requests per client and decision (allowed, or the reason of the refusal)',
       labelNames: ['client', 'decision'],
       registers,
     });
-    this.estimatedCost = new Histogram({
-      name: 'tablegraph_client_estimated_cost',
-      help: 'Estimated cost of each operation (schema cost directives), per client',
-      labelNames: ['client'],
-      buckets: [10, 50, 100, 250, 500, 1000, 2500, 5000, 10000],
-      registers,
-    });
-    this.estimatedCalls = new Histogram({
-      name: 'tablegraph_client_estimated_upstream_calls',
-      help: 'Estimated upstream calls of each operation, per client',
-      labelNames: ['client'],
-      buckets: [1, 2, 5, 10, 25, 50, 100, 150],
-      registers,
-    });
-    this.actualCost = new Histogram({
-      name: 'tablegraph_client_actual_cost',
-      help: 'Cost of what each operation actually returned (same weights, real list lengths), per client',
-      labelNames: ['client'],
-      buckets: [10, 50, 100, 250, 500, 1000, 2500, 5000, 10000],
-      registers,
-    });
+    this.estimatedCost = histogram('tablegraph_client_estimated_cost', 'Estimated cost of each operation (schema cost directives), per client', COST_BUCKETS);
+    this.estimatedCalls = histogram('tablegraph_client_estimated_upstream_calls', 'Estimated upstream calls of each operation, per client', [1, 2, 5, 10, 25, 50, 100, 150]);
+    this.actualCost = histogram('tablegraph_client_actual_cost', 'Cost of what each operation actually returned (same weights, real list lengths), per client', COST_BUCKETS);
     this.upstreamCalls = new Counter({
       name: 'tablegraph_client_upstream_calls_total',
       help: 'Upstream calls actually made, per client (what the per-minute budget counts)',

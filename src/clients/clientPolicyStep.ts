@@ -1,28 +1,34 @@
+import type { Config } from '../config';
+import { callerHash } from '../credentials';
+import { ErrorCode } from '../errors/codes';
 import { refusal, type GraphqlStep } from '../http/graphqlRoute';
 import type { ClientRecord } from '../http/requestRecord';
-import { ErrorCode } from '../errors/codes';
-import type { ClientBudgets } from './budgets';
-import type { ClientMetrics } from './clientMetrics';
-import type { ClientsDirectory } from './clientsFile';
-import { clientVersionOf, identify } from './identify';
-import { rateLimitHeaders } from './rateLimitHeaders';
+import { clientCostPolicy } from '../limits/costLimit';
+import type { GatewayMetrics } from '../observability/metrics';
+import type { RedisConnection } from '../redis/connection';
+import { sha256Hex } from '../sha256';
+import { ClientBudgets, type QuotaState } from './budgets';
+import { ClientMetrics } from './clientMetrics';
+import { loadClientsFile, type ClientsDirectory, type KnownClient } from './clientsFile';
 
-export interface ClientPolicyStepOptions {
-  /** The validated clients file (CLIENTS_FILE). */
-  directory: ClientsDirectory;
-  /** Every client's request and upstream-call budgets (shared through Redis when REDIS_URL is set). */
-  budgets: ClientBudgets;
-  metrics: ClientMetrics;
+type Header = (lowerName: string) => string | undefined;
+
+/** The client policies of one gateway, read and validated at start; undefined without CLIENTS_FILE (every caller served). */
+export function createClientPolicies(config: Config, deps: { metrics: GatewayMetrics; redis?: RedisConnection }) {
+  if (!config.clients.file) return undefined;
+  const directory = loadClientsFile(config.clients.file);
+  const bound = directory.all.filter((c) => c.policy.trustedDocumentsOnly).map((c) => c.name);
+  if (bound.length > 0 && config.trustedDocuments.mode === 'off') {
+    // Every request of theirs would be refused: say so at start instead.
+    throw new Error(`CLIENTS_FILE: ${bound.join(', ')} may only send trusted documents, but TRUSTED_DOCUMENTS_MODE is off`);
+  }
+  const metrics = new ClientMetrics(deps.metrics.registry);
+  const budgets = new ClientBudgets({ clients: directory.all, redis: deps.redis, localShareOf: config.clients.localShareOf });
+  return { step: clientPolicyStep(directory, budgets, metrics), trustedOnlyStep: trustedDocumentsOnlyStep(), cost: clientCostPolicy({ metrics }) };
 }
 
-/**
- * Client identity and rate limits, outermost of the /graphql steps: who is calling (401 when nobody the clients
- * file knows), its request budget and its upstream-call budget (429), then the request; afterwards the upstream calls
- * it made are charged, and every answer to a known client carries the RateLimit-Policy and RateLimit headers. Clients
- * bound to trusted documents are held to manifest ids further in (trustedDocumentsOnlyStep).
- */
-export function clientPolicyStep(options: ClientPolicyStepOptions): GraphqlStep {
-  const { directory, budgets, metrics } = options;
+/** Outermost: who is calling (401), its budgets (429), then the request, whose upstream calls are charged after. */
+function clientPolicyStep(directory: ClientsDirectory, budgets: ClientBudgets, metrics: ClientMetrics): GraphqlStep {
   return async (request, next) => {
     const { record } = request;
     const who = identify(directory, request.header);
@@ -61,18 +67,48 @@ export function clientPolicyStep(options: ClientPolicyStepOptions): GraphqlStep 
   };
 }
 
-/**
- * For clients bound to trusted documents, after the trusted-documents step: every operation must have come by the
- * id of a manifest document. That refuses document text and a hash that only names an automatically persisted query
- * (APQ) alike: the trusted-documents step is the one judge of what came by id.
- */
-export function trustedDocumentsOnlyStep(): GraphqlStep {
+/** After the trusted-documents step: clients bound to trusted documents came by a manifest id, not text nor an APQ hash. */
+function trustedDocumentsOnlyStep(): GraphqlStep {
   return async (request, next) => {
     const state = request.record.client;
     if (!state?.known?.policy.trustedDocumentsOnly || request.record.document?.trusted) return next();
-    const { name } = state;
     // Counted by the outer step, with the request's other decisions, when this answer passes back through it.
     state.refusedBy = 'trusted_documents';
-    return refusal(400, ErrorCode.PERSISTED_QUERY_NOT_IN_LIST, `Client ${name} may only send trusted documents by id (extensions.persistedQuery or documentId), not document text or other hashes`, {});
+    return refusal(400, ErrorCode.PERSISTED_QUERY_NOT_IN_LIST, `Client ${state.name} may only send trusted documents by id (extensions.persistedQuery or documentId), not document text or other hashes`, {});
+  };
+}
+
+/**
+ * A partner by `X-Api-Key` (looked up by its SHA-256; an unknown key is always refused), else a first-party app by
+ * `apollographql-client-name`, else the file's anonymous policy when it has one. A first-party name is a label
+ * anyone can send, not a credential: its budgets, and the anonymous ones, are kept per venue (callerHash), so one
+ * venue never spends another's. A partner's budget is the partner's, whatever venue it calls for.
+ */
+function identify(directory: ClientsDirectory, header: Header): { known: true; client: KnownClient; budgetKey: string } | { known: false; reason: 'unknown_key' | 'anonymous_not_allowed' } {
+  const key = header('x-api-key');
+  if (key !== undefined && key !== '') {
+    const partner = directory.byKeyHash.get(sha256Hex(key));
+    return partner ? { known: true, client: partner, budgetKey: 'partner' } : { known: false, reason: 'unknown_key' };
+  }
+  const name = header('apollographql-client-name');
+  const client = (name === undefined ? undefined : directory.firstParty.get(name)) ?? directory.anonymous;
+  return client ? { known: true, client, budgetKey: `venue:${callerHash(header)}` } : { known: false, reason: 'anonymous_not_allowed' };
+}
+
+/** A client version for the log line: what Apollo Client sends, kept only when short and plain. */
+function clientVersionOf(header: Header): string | undefined {
+  const version = header('apollographql-client-version');
+  return version && /^[A-Za-z0-9._+-]{1,64}$/.test(version) ? version : undefined;
+}
+
+/**
+ * The IETF httpapi rate-limit header fields (draft-ietf-httpapi-ratelimit-headers-10): `RateLimit-Policy:
+ * "requests";q=40;w=2, "upstream-calls";q=1200;w=60` and `RateLimit: "requests";r=39;t=2, …`. An upstream-call
+ * budget consumes one unit per call a request makes, as the draft lets a server weigh requests.
+ */
+function rateLimitHeaders(quotas: readonly QuotaState[]): Record<string, string> {
+  return {
+    'ratelimit-policy': quotas.map((q) => `"${q.name}";q=${q.quota};w=${q.windowSeconds}`).join(', '),
+    ratelimit: quotas.map((q) => `"${q.name}";r=${q.remaining};t=${q.resetSeconds}`).join(', '),
   };
 }

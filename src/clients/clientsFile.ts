@@ -5,23 +5,7 @@ import { ConfigError } from '../config';
 import { codeOf, messageOf } from '../errors/errorFields';
 import { formatPath } from '../errors/fieldPath';
 
-/** What one client may do (docs/clients.md, "Client limits"). */
-export interface ClientPolicy {
-  /** Sustained requests per second; with `burst`, a window of ⌈burst ÷ requestsPerSecond⌉ s holding `burst` requests. */
-  requestsPerSecond: number;
-  /** Requests allowed at once, at least `requestsPerSecond`. */
-  burst: number;
-  /** Upstream calls the client's requests may make per minute, counted after execution. */
-  upstreamCallsPerMinute: number;
-  /** Largest estimated cost of one operation (the schema's cost directives). */
-  maxCost: number;
-  /** Only documents named by id (trusted documents); free-form text is refused. */
-  trustedDocumentsOnly: boolean;
-  /** Whether `__schema` and `__type` may be asked. */
-  introspectionAllowed: boolean;
-}
-
-export type Audience = 'first-party' | 'partner' | 'anonymous';
+type Audience = 'first-party' | 'partner' | 'anonymous';
 
 export interface KnownClient {
   /** From the file; `anonymous` for callers that name no known client. Used in logs and metric labels. */
@@ -30,16 +14,8 @@ export interface KnownClient {
   readonly policy: Readonly<ClientPolicy>;
 }
 
-/** The clients file, validated: who may call and with what policy. */
-export interface ClientsDirectory {
-  /** Partners by the SHA-256 (hex, lower case) of their key. */
-  readonly byKeyHash: ReadonlyMap<string, KnownClient>;
-  /** First-party apps by the name they send in `apollographql-client-name`. */
-  readonly firstParty: ReadonlyMap<string, KnownClient>;
-  /** The policy of callers that name neither; undefined: they are refused (401). */
-  readonly anonymous?: KnownClient;
-  readonly all: readonly KnownClient[];
-}
+/** The clients file, validated: partners by the SHA-256 (hex, lower case) of their key, first-party apps by name. */
+export type ClientsDirectory = ReturnType<typeof clientsDirectory>;
 
 /** The built-in defaults per audience, overridden by the file's `defaults`, then by each client's `policy`. */
 export const DEFAULT_POLICIES: Readonly<Record<Audience, Readonly<ClientPolicy>>> = {
@@ -60,6 +36,8 @@ const PolicyOverrides = z
   })
   .partial()
   .strict();
+/** What one client may do (docs/clients.md, "Client limits"). */
+type ClientPolicy = Required<z.infer<typeof PolicyOverrides>>;
 
 const ClientEntry = z
   .object({
@@ -75,7 +53,7 @@ const ClientEntry = z
     if (c.audience === 'first-party' && c.keySha256) ctx.addIssue({ code: 'custom', path: ['keySha256'], message: 'is for partners; a first-party app names itself with apollographql-client-name' });
   });
 
-export const ClientsFileSchema = z
+const ClientsFileSchema = z
   .object({
     defaults: z.object({ 'first-party': PolicyOverrides.optional(), partner: PolicyOverrides.optional() }).strict().optional(),
     anonymous: PolicyOverrides.optional(),
@@ -116,7 +94,7 @@ export function loadClientsFile(path: string): ClientsDirectory {
 }
 
 /** Validates a parsed clients file and merges each client's policy over its audience's defaults. */
-export function clientsDirectory(raw: unknown): ClientsDirectory {
+export function clientsDirectory(raw: unknown) {
   const parsed = ClientsFileSchema.safeParse(raw ?? {});
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `CLIENTS_FILE ${formatPath(i.path) || '(root)'}: ${i.message}`));
   const file = parsed.data;
@@ -135,6 +113,7 @@ export function clientsDirectory(raw: unknown): ClientsDirectory {
     if (c.keySha256) byKeyHash.set(c.keySha256.toLowerCase(), client);
     else firstParty.set(c.name, client);
   });
+  // Callers that name no client: refused (401) when the file has no anonymous policy.
   const anonymous: KnownClient | undefined = file.anonymous ? { name: 'anonymous', audience: 'anonymous', policy: merge('anonymous', 'anonymous', file.anonymous) } : undefined;
   if (anonymous) all.push(anonymous);
   if (problems.length > 0) throw new ConfigError(problems);

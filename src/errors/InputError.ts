@@ -23,10 +23,7 @@ export class MissingCredentialError extends GraphQLError {
   }
 }
 
-/**
- * Thrown by a custom scalar's parser. Deliberately not a GraphQLError, so graphql-js attaches the offending
- * value's location (literals) or path (variables), from which formatError names the field.
- */
+/** Thrown by a scalar's parser; not a GraphQLError, so graphql-js attaches the value's location, from which formatError names the field. */
 export class ScalarParseError extends Error {
   constructor(message: string) {
     super(message);

@@ -2,44 +2,31 @@
 export type ServiceName = 'reservation' | 'pos';
 
 /**
- * How an upstream call failed:
- * - `status`: the service answered with a non-2xx status (`status`, and `upstreamCode` when its body had one);
- * - `timeout`: no answer within the time budget;
- * - `unavailable`: no connection (refused, reset) or the circuit is open;
- * - `bad_response`: the answer breaks the service's contract (not JSON, wrong shape, a redirect).
+ * How an upstream call failed: a non-2xx `status`; no answer in time (`timeout`); no connection or an open circuit
+ * (`unavailable`); an answer that breaks the service's contract (`bad_response`: not JSON, wrong shape, a redirect).
  */
 export type UpstreamFailure = 'status' | 'timeout' | 'unavailable' | 'bad_response';
 
-export interface UpstreamErrorDetails {
-  status?: number;
-  upstreamCode?: number;
-  /** The service's own message, kept only when it is safe to show (see safeUpstreamMessage). */
-  upstreamMessage?: string;
-  /** What broke, for people: e.g. the offending field of a wrong-shaped body. Never an address or credential. */
-  detail?: string;
-  /** The GraphQL input path an input refusal is about (`input.revenueCenterId`), once named (src/errors/inputNames.ts). */
-  inputField?: string;
-  /** The upstream's `Retry-After`, in milliseconds. */
-  retryAfterMs?: number;
-  /** The GraphQL request's own deadline ran out (not the upstream's fault: never retried, never counted against it). */
-  deadlineExceeded?: boolean;
-  /** No connection could be made or kept (refused, reset), as opposed to an open circuit or shed load. */
-  connectionFailed?: boolean;
-  /** For a bad response: the upstream field that broke its reading and what came (a JSON type or a reason). */
-  deviation?: { field: string; received: string };
-  cause?: unknown;
-}
+/** What an UpstreamError is made with: any of its own fields, and the cause. */
+type UpstreamErrorDetails = Partial<Omit<UpstreamError, 'service' | 'failure' | keyof Error>> & { cause?: unknown };
 
 /** A failed call to an upstream service. Turned into a GraphQL error with the contract's code by formatError. */
 export class UpstreamError extends Error {
   readonly status?: number;
   readonly upstreamCode?: number;
+  /** The service's own message, kept only when it is safe to show (see safeUpstreamMessage). */
   readonly upstreamMessage?: string;
+  /** What broke, for people: e.g. the offending field of a wrong-shaped body. Never an address or credential. */
   readonly detail?: string;
+  /** The GraphQL input path an input refusal is about (`input.revenueCenterId`), once named (namedAfterInput). */
   readonly inputField?: string;
+  /** The upstream's `Retry-After`, in milliseconds. */
   readonly retryAfterMs?: number;
-  readonly deadlineExceeded: boolean;
-  readonly connectionFailed: boolean;
+  /** The GraphQL request's own deadline ran out (not the upstream's fault: never retried, never counted against it). */
+  readonly deadlineExceeded: boolean = false;
+  /** No connection could be made or kept (refused, reset), as opposed to an open circuit or shed load. */
+  readonly connectionFailed: boolean = false;
+  /** For a bad response: the upstream field that broke its reading and what came (a JSON type or a reason). */
   readonly deviation?: { field: string; received: string };
 
   constructor(
@@ -51,14 +38,7 @@ export class UpstreamError extends Error {
       cause: details.cause,
     });
     this.name = 'UpstreamError';
-    this.status = details.status;
-    this.upstreamCode = details.upstreamCode;
-    this.upstreamMessage = details.upstreamMessage;
-    this.detail = details.detail;
-    this.inputField = details.inputField;
-    this.retryAfterMs = details.retryAfterMs;
-    this.deadlineExceeded = details.deadlineExceeded ?? false;
-    this.connectionFailed = details.connectionFailed ?? false;
-    this.deviation = details.deviation;
+    const { cause: _cause, ...fields } = details;
+    Object.assign(this, fields);
   }
 }

@@ -2,21 +2,16 @@ import { BREAK, Kind, parse, visit, type GraphQLError, type ValueNode } from 'gr
 
 type Path = Array<string | number>;
 
-/**
- * graphql-js's messages for a variable it cannot coerce: a bad value (`Variable "$in" got invalid value … at
- * "in.amount"; <reason>`, no ` at` when the whole variable is wrong), or a missing or null required variable.
- */
+/** graphql-js's messages for a variable it cannot coerce: `Variable "$in" got invalid value … at "in.amount"; <reason>`, or a missing one. */
 const VARIABLE_ERROR = /^Variable "\$([^"]+)" (?:got invalid value .*?(?: at "([^"]+)")?; (.*)|of (?:required|non-null) type )/s;
 
 /** Reasons that name an input field below the reported path: one that is missing, or one the type does not define. */
 const NAMED_FIELD = /^Field "([^"]+)" (?:of required type "[^"]*" was not provided|is not defined by type )/;
 
 /**
- * The input path of the value a scalar or graphql-js refused, named by the operation's arguments: `input.amount`,
- * `input.tableIds[1]`, `date`. Variables: graphql-js names the variable and the path inside it, and the variable is
- * traced to the argument it feeds (the variable's own name when it cannot be); a missing or unknown input field is
- * named in the reason, not the path, and is added to it. Literals: the error carries the value's position, looked
- * up among the arguments. Only on this error path, so the re-parse costs nothing on success.
+ * The input path of the value a scalar or graphql-js refused, named by the operation's arguments (`input.tableIds[1]`):
+ * a variable is traced to the argument it feeds, a literal found by its position. Only on this error path, so the
+ * re-parse costs nothing on success.
  */
 export function fieldPathOf(error: GraphQLError): string | undefined {
   const body = error.source?.body;

@@ -3,7 +3,6 @@ import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { Logger } from '../logger';
 import { ErrorCode } from './codes';
 import { fieldPathOf } from './fieldPath';
-import { asLimitRefusal } from './limitRefusal';
 import { ScalarParseError } from './InputError';
 import { UpstreamError } from './UpstreamError';
 import { upstreamErrorCode, upstreamErrorField, upstreamErrorMessage, upstreamExtension } from './upstreamErrorCode';
@@ -45,20 +44,13 @@ export function createFormatError(logger: Logger) {
     const code = formatted.extensions?.code;
     if (typeof code === 'string' && KNOWN_CODES.has(code)) {
       const { stacktrace: _stacktrace, ...extensions } = formatted.extensions ?? {};
-      const field = code === ErrorCode.BAD_USER_INPUT && extensions.field === undefined ? inputFieldOf(error) : undefined;
+      // graphql-js's own variable coercion errors arrive as BAD_USER_INPUT without a field.
+      const field = code === ErrorCode.BAD_USER_INPUT && extensions.field === undefined && error instanceof GraphQLError ? fieldPathOf(error) : undefined;
       return asLimitRefusal({ ...formatted, extensions: { ...extensions, ...(field ? { field } : {}) } });
     }
     logger.error({ err: original }, 'unexpected error');
     return { message: 'Internal server error', ...where, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } };
   };
-}
-
-/**
- * The field of an input error that arrives without one: graphql-js's own variable coercion errors (a wrong type, a
- * missing required field, a fraction for an Int), which Apollo passes on as BAD_USER_INPUT.
- */
-function inputFieldOf(error: unknown): string | undefined {
-  return error instanceof GraphQLError ? fieldPathOf(error) : undefined;
 }
 
 /** graphql-js and Apollo wrap a scalar's error once or twice on the way (coercion, then UserInputError). */
@@ -69,4 +61,26 @@ function causedByScalar(error: GraphQLError): boolean {
     cause = typeof cause === 'object' && 'originalError' in cause ? cause.originalError : undefined;
   }
   return false;
+}
+
+/** graphql-js's parser refusing a document over its `maxLexicalTokens` (src/limits/documentLimits.ts). */
+const TOKEN_LIMIT = /^Syntax Error: Document contains more th(?:at|an) (\d+) tokens\. Parsing aborted\.$/;
+/** graphql-armor prefixes its validation refusals (depth, cost, aliases, directives) as if they were syntax errors. */
+const ARMOR_PREFIX = 'Syntax Error: ';
+
+/**
+ * A refused limit, said as what it is (CONTRACT.md, "HTTP status of refusals"): `GRAPHQL_VALIDATION_FAILED`, not a
+ * syntax error. Apollo has already chosen the HTTP status (400); only the body is rewritten.
+ */
+function asLimitRefusal(formatted: GraphQLFormattedError): GraphQLFormattedError {
+  const code = formatted.extensions?.code;
+  if (code === 'GRAPHQL_PARSE_FAILED') {
+    const tokens = TOKEN_LIMIT.exec(formatted.message);
+    if (!tokens) return formatted;
+    return { ...formatted, message: `Token limit of ${tokens[1]} exceeded.`, extensions: { ...formatted.extensions, code: 'GRAPHQL_VALIDATION_FAILED' } };
+  }
+  if (code === 'GRAPHQL_VALIDATION_FAILED' && formatted.message.startsWith(ARMOR_PREFIX)) {
+    return { ...formatted, message: formatted.message.slice(ARMOR_PREFIX.length) };
+  }
+  return formatted;
 }

@@ -1,22 +1,19 @@
 import { ErrorCode } from './codes';
-import type { ServiceName, UpstreamError } from './UpstreamError';
+import { UpstreamError, type ServiceName } from './UpstreamError';
 
-/** What a service's document says one of its error codes means. */
-export interface DocumentedCode {
-  /** The reason name the document gives it: `extensions.upstream.reason`. */
+/**
+ * What a service's document says one of its error codes means: the reason name (`extensions.upstream.reason`),
+ * the contract's code when it means more than its status (832 arrives as a 422), and the request field it is about.
+ */
+interface DocumentedCode {
   reason: string;
-  /** The contract's `extensions.code` when the code means more than its status (832 arrives as a 422). */
   code?: ErrorCode;
-  /** The upstream request field the code is about: `extensions.field`, named after the GraphQL input. */
   field?: string;
 }
 
 /**
- * Each service's documented error codes, numbered its own way: a code means something only in its own service's
- * table, and a code not in it is read by its status.
- * - reservation-service.md, "Errors": the reason names, the codes that mean more than their status, and the request
- *   field each input refusal is about (821 about expiration_time, 822 about amount, both on the payment request update).
- * - pos-service.md documents no error codes: a POS answer is read by its status alone, whatever code it carries.
+ * Each service's documented error codes (reservation-service.md, "Errors"); a code not in its own service's table is
+ * read by its status. pos-service.md documents none: a POS answer is read by its status alone.
  */
 const BY_SERVICE: Readonly<Record<ServiceName, Readonly<Record<number, DocumentedCode>>>> = {
   reservation: {
@@ -28,58 +25,32 @@ const BY_SERVICE: Readonly<Record<ServiceName, Readonly<Record<number, Documente
   pos: {},
 };
 
-/** What the service's document says of this code; undefined for an undocumented code, or none. */
 export function documentedCode(service: ServiceName, upstreamCode: number | undefined): DocumentedCode | undefined {
   return upstreamCode === undefined ? undefined : BY_SERVICE[service][upstreamCode];
 }
 
-export interface UpstreamExtension {
-  service: ServiceName;
-  status: number;
-  code?: number;
-  reason?: string;
-  /** A bad response's upstream field (`delivery.payment_names`) and what came there (`string`), never the value. */
-  field?: string;
-  received?: string;
-}
-
 const SERVICE_LABEL: Record<ServiceName, string> = { reservation: 'The reservation service', pos: 'The POS service' };
 
-/**
- * The one map from an upstream failure to the contract's `extensions.code` (CONTRACT.md, "Errors").
- * A documented upstream code wins over the status (the reservation service's 832 arrives as a 422 but means a
- * disabled feature); each service's documented codes are above.
- */
+const BY_FAILURE = { timeout: ErrorCode.UPSTREAM_TIMEOUT, unavailable: ErrorCode.UPSTREAM_UNAVAILABLE, bad_response: ErrorCode.UPSTREAM_BAD_RESPONSE } as const;
+const BY_STATUS: Readonly<Record<number, ErrorCode>> = {
+  400: ErrorCode.BAD_USER_INPUT,
+  422: ErrorCode.BAD_USER_INPUT,
+  401: ErrorCode.UNAUTHENTICATED,
+  403: ErrorCode.FORBIDDEN,
+  404: ErrorCode.NOT_FOUND,
+};
+
+/** The one map from an upstream failure to the contract's `extensions.code`; a documented upstream code wins over the status. */
 export function upstreamErrorCode(err: Pick<UpstreamError, 'service' | 'failure' | 'status' | 'upstreamCode'>): ErrorCode {
-  switch (err.failure) {
-    case 'timeout':
-      return ErrorCode.UPSTREAM_TIMEOUT;
-    case 'unavailable':
-      return ErrorCode.UPSTREAM_UNAVAILABLE;
-    case 'bad_response':
-      return ErrorCode.UPSTREAM_BAD_RESPONSE;
-    case 'status':
-      break;
-  }
-  const byCode = documentedCode(err.service, err.upstreamCode)?.code;
-  if (byCode) return byCode;
-  switch (err.status) {
-    case 400:
-    case 422:
-      return ErrorCode.BAD_USER_INPUT;
-    case 401:
-      return ErrorCode.UNAUTHENTICATED;
-    case 403:
-      return ErrorCode.FORBIDDEN;
-    case 404:
-      return ErrorCode.NOT_FOUND;
-    default:
-      return ErrorCode.UPSTREAM_ERROR;
-  }
+  if (err.failure !== 'status') return BY_FAILURE[err.failure];
+  return documentedCode(err.service, err.upstreamCode)?.code ?? (err.status === undefined ? undefined : BY_STATUS[err.status]) ?? ErrorCode.UPSTREAM_ERROR;
 }
 
-/** `extensions.upstream` for an error caused by an upstream answer; undefined when there was no answer. */
-export function upstreamExtension(err: UpstreamError): UpstreamExtension | undefined {
+/**
+ * `extensions.upstream` for an error caused by an upstream answer; undefined when there was no answer. A bad
+ * response names the upstream field and the JSON type that came there, never the value.
+ */
+export function upstreamExtension(err: UpstreamError) {
   if (err.status === undefined) return undefined;
   const reason = documentedCode(err.service, err.upstreamCode)?.reason;
   return {
@@ -91,14 +62,9 @@ export function upstreamExtension(err: UpstreamError): UpstreamExtension | undef
   };
 }
 
-/**
- * `extensions.field` of an upstream refusal of the input: the GraphQL input path its message or its documented code
- * names (822 → `input.amount`), once the resolver named it after its input (src/errors/inputNames.ts); only for a
- * refusal that is reported as BAD_USER_INPUT, so a code on a 5xx names nothing.
- */
+/** `extensions.field` of an upstream refusal of the input (namedAfterInput), only when reported as BAD_USER_INPUT. */
 export function upstreamErrorField(err: UpstreamError): string | undefined {
-  if (err.inputField === undefined || upstreamErrorCode(err) !== ErrorCode.BAD_USER_INPUT) return undefined;
-  return err.inputField;
+  return upstreamErrorCode(err) === ErrorCode.BAD_USER_INPUT ? err.inputField : undefined;
 }
 
 /** A message for people: which service, what happened, the service's own words when safe. */
@@ -117,14 +83,56 @@ export function upstreamErrorMessage(err: UpstreamError): string {
   }
 }
 
-/**
- * The upstream's own message, only when it is short plain text and names no address; anything else is dropped
- * rather than shown, because upstream messages are not ours to trust.
- */
+/** The upstream's own message, only when it is short plain text naming no address: upstream messages are not ours to trust. */
 export function safeUpstreamMessage(message: unknown): string | undefined {
   if (typeof message !== 'string') return undefined;
   const trimmed = message.trim();
   if (trimmed.length === 0 || trimmed.length > 200) return undefined;
   if (/[a-z][a-z0-9+.-]*:\/\/|\b\d{1,3}(\.\d{1,3}){3}\b|[\r\n<>{}]/i.test(trimmed)) return undefined;
   return trimmed;
+}
+
+/** Upstream field name → GraphQL input path, as src/inputs/upstreamFieldPaths.ts derives it from an input mapper. */
+type InputFieldPaths = ReadonlyMap<string, string>;
+
+/**
+ * An upstream refusal of the input (BAD_USER_INPUT) said in the client's names: `revenue_center_id is not …` becomes
+ * `input.revenueCenterId is not …`, and the field its documented code names (822 → `amount`), or else the first one
+ * named, becomes `inputField`. Anything else comes back as it was.
+ */
+export function namedAfterInput(err: UpstreamError, fields: InputFieldPaths): UpstreamError {
+  if (upstreamErrorCode(err) !== ErrorCode.BAD_USER_INPUT) return err;
+  const said = err.upstreamMessage ? renamed(err.upstreamMessage, fields) : undefined;
+  const documented = documentedCode(err.service, err.upstreamCode)?.field;
+  const inputField = (documented !== undefined ? fields.get(documented) : undefined) ?? said?.first;
+  if (inputField === undefined && said?.message === err.upstreamMessage) return err;
+  return new UpstreamError(err.service, err.failure, { ...err, cause: err.cause, upstreamMessage: said?.message, inputField });
+}
+
+/** Runs an upstream call whose input refusals are named after `fields`. */
+export async function withInputNames<T>(fields: InputFieldPaths, call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (err) {
+    throw err instanceof UpstreamError ? namedAfterInput(err, fields) : err;
+  }
+}
+
+/**
+ * Each upstream name, as a whole word, at its first mention only: a name that is also a plain word ("date must be a
+ * date of the form …") is the field where it comes first and prose after that.
+ */
+function renamed(message: string, fields: InputFieldPaths): { message: string; first?: string } {
+  const names = [...fields.keys()].sort((a, b) => b.length - a.length).map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  if (names.length === 0) return { message };
+  const seen = new Set<string>();
+  let first: string | undefined;
+  const text = message.replace(new RegExp(`(?<![\\w.])(${names.join('|')})(?![\\w])`, 'g'), (name: string) => {
+    if (seen.has(name)) return name;
+    seen.add(name);
+    const path = fields.get(name)!;
+    first ??= path;
+    return path;
+  });
+  return { message: text, first };
 }

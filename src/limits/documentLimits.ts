@@ -12,7 +12,7 @@ export interface DocumentLimitsOptions {
 /**
  * The limits on a document: depth, aliases and directives as graphql-armor's validation rules (HTTP 400), and the
  * token limit as graphql-js's parse option `maxLexicalTokens` (ApolloServer's `parseOptions`): armor's own re-parses in
- * `parsingDidStart`, where any throw is an HTTP 500 to Apollo.
+ * `parsingDidStart`, where any throw is an HTTP 500 to Apollo (src/errors/formatError.ts reports the limit).
  */
 export function documentLimits({ limits, blockFieldSuggestion }: DocumentLimitsOptions): { parseOptions: ParseOptions; validationRules: ValidationRule[]; plugins: ApolloServerPlugin[] } {
   const armor = new ApolloArmor({

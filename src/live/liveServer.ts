@@ -157,7 +157,7 @@ export function liveServer(options: LiveServerOptions): { close(): Promise<void>
     // first subscriber's Cache-Control allowed.
     const pollHeader = (name: string) => (name === 'cache-control' ? undefined : header(name));
     const run = async (): Promise<PollRun> => {
-      const contextValue = options.context({ header: pollHeader });
+      const contextValue = options.context({ header: pollHeader, record: createRequestRecord(undefined) });
       const result = await execute({ schema, document: query.document, variableValues: payload.variables ?? {}, contextValue });
       const formatted: FormattedExecutionResult = { data: result.data };
       if (result.errors) formatted.errors = result.errors.map((e) => formatError(e.toJSON(), e));

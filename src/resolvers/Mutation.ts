@@ -1,4 +1,4 @@
-import { withInputNames } from '../errors/inputNames';
+import { withInputNames } from '../errors/upstreamErrorCode';
 import type { MutationResolvers } from '../generated/graphql';
 import { CreateOffDayArgs } from '../inputs/offDay';
 import { parseArgs } from '../inputs/parse';

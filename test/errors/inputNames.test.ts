@@ -1,6 +1,5 @@
 import { UpstreamError } from '../../src/errors/UpstreamError';
-import { namedAfterInput } from '../../src/errors/inputNames';
-import { upstreamErrorField, upstreamErrorMessage } from '../../src/errors/upstreamErrorCode';
+import { namedAfterInput, upstreamErrorField, upstreamErrorMessage } from '../../src/errors/upstreamErrorCode';
 import { CreateReservationArgs } from '../../src/inputs/reservation';
 import { upstreamFieldPaths } from '../../src/inputs/upstreamFieldPaths';
 

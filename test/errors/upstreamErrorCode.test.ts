@@ -1,7 +1,6 @@
 import { UpstreamError, type UpstreamFailure } from '../../src/errors/UpstreamError';
 import { ErrorCode } from '../../src/errors/codes';
-import { namedAfterInput } from '../../src/errors/inputNames';
-import { documentedCode, safeUpstreamMessage, upstreamErrorCode, upstreamErrorField, upstreamErrorMessage, upstreamExtension } from '../../src/errors/upstreamErrorCode';
+import { documentedCode, namedAfterInput, safeUpstreamMessage, upstreamErrorCode, upstreamErrorField, upstreamErrorMessage, upstreamExtension } from '../../src/errors/upstreamErrorCode';
 
 describe('upstreamErrorCode', () => {
   it.each([

@@ -3,6 +3,7 @@ import { isObjectType, type GraphQLSchema } from 'graphql';
 import { loadConfig } from '../../src/config';
 import { createContext } from '../../src/context';
 import { costDirectivesOf } from '../../src/limits/costDirectives';
+import { createRequestRecord } from '../../src/http/requestRecord';
 import { createLogger } from '../../src/logger';
 import { resolvers } from '../../src/resolvers';
 import { buildExecutableSchema, loadTypeDefs } from '../../src/schema';
@@ -17,7 +18,7 @@ import { ReservationClient } from '../../src/upstreams/reservation/ReservationCl
 function upstreamMembers(): string[] {
   const config = loadConfig({ NODE_ENV: 'test', RESERVATION_BASE_URL: 'http://127.0.0.1:9', POS_BASE_URL: 'http://127.0.0.1:9' });
   const upstreams = createUpstreams(config);
-  const ctx = createContext({ config, logger: createLogger({ level: 'silent' }), upstreams }, { header: () => undefined, requestId: 'coverage' });
+  const ctx = createContext({ config, logger: createLogger({ level: 'silent' }), upstreams }, { header: () => undefined, record: createRequestRecord('coverage') });
   void upstreams.reservation.close();
   void upstreams.pos.close();
   return Object.entries(ctx)
