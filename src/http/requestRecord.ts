@@ -1,9 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { KnownClient } from '../clients/clientsFile';
-import type { ClientDecision } from '../clients/clientMetrics';
-import type { IdempotencyOutcome } from '../idempotency/outcome';
-import type { CostEstimate } from '../limits/costEstimate';
-import type { OperationOutcome } from '../observability/metrics';
+import type { IdempotencyOutcome, OperationOutcome } from '../observability/metrics';
 import type { UpstreamCallRecord } from '../upstreams/http';
 
 /** How one operation of the request ended. */
@@ -27,7 +24,7 @@ export interface ClientRecord {
   /** Upstream calls the request made, charged to the client's budget as execution ends. */
   actualUpstreamCalls?: number;
   /** A refusal decided after the client step let the request in, for the client metrics. */
-  refusedBy?: Extract<ClientDecision, 'cost' | 'introspection' | 'trusted_documents'>;
+  refusedBy?: 'cost' | 'introspection' | 'trusted_documents';
 }
 
 /**
@@ -43,7 +40,7 @@ export interface RequestRecord {
   document?: { trusted: boolean; hashes: string[] };
   idempotency?: { scopedKey?: string; outcome?: IdempotencyOutcome };
   /** The estimate the client cost policy admitted the operation with. */
-  cost?: CostEstimate;
+  cost?: { readonly cost: number; readonly upstreamCalls: number };
   /** Set when the compiled executor ran the request. */
   execution?: 'compiled';
   /** Every upstream call made for this HTTP request (all operations of a batch). */

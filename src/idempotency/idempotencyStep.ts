@@ -8,11 +8,10 @@ import { rootFieldNames } from '../graphqlDocument';
 import { answerOutcome, refusal, type GraphqlRequest, type GraphqlResponse, type GraphqlStep } from '../http/graphqlRoute';
 import type { OperationRequest } from '../http/operationRequests';
 import type { Logger } from '../logger';
-import type { GatewayMetrics } from '../observability/metrics';
+import type { GatewayMetrics, IdempotencyOutcome } from '../observability/metrics';
 import type { RedisConnection } from '../redis/connection';
 import { loadTypeDefs } from '../schema';
 import { sha256Hex } from '../sha256';
-import type { IdempotencyOutcome } from './outcome';
 import { MemoryIdempotencyStore, RedisIdempotencyStore, type IdempotencyStore, type TakeResult } from './store';
 
 /** The IDEMPOTENCY_ settings (defaults: kept 86400 s, bodies up to 262144 bytes, 503 while the store is away, none required), and: */
