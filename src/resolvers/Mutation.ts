@@ -1,10 +1,9 @@
 import { withInputNames } from '../errors/inputNames';
 import type { MutationResolvers } from '../generated/graphql';
 import { CreateOffDayArgs } from '../inputs/offDay';
-import { parseArgs } from '../inputs/parse';
+import { parseArgs, upstreamFieldPaths } from '../inputs/parse';
 import { UpdatePaymentRequestArgs } from '../inputs/paymentRequest';
 import { CreateCalendarReservationArgs, CreateReservationArgs } from '../inputs/reservation';
-import { upstreamFieldPaths } from '../inputs/upstreamFieldPaths';
 
 /** Upstream field → GraphQL input path of each mutation, read off its mapper once, so refusals speak GraphQL. */
 const FIELDS = {

@@ -2,7 +2,7 @@ import { UpstreamError } from '../../src/errors/UpstreamError';
 import { namedAfterInput } from '../../src/errors/inputNames';
 import { upstreamErrorField, upstreamErrorMessage } from '../../src/errors/upstreamErrorCode';
 import { CreateReservationArgs } from '../../src/inputs/reservation';
-import { upstreamFieldPaths } from '../../src/inputs/upstreamFieldPaths';
+import { upstreamFieldPaths } from '../../src/inputs/parse';
 
 const FIELDS = upstreamFieldPaths(CreateReservationArgs);
 const refusal = (upstreamMessage: string, status = 422) => new UpstreamError('reservation', 'status', { status, upstreamCode: 801, upstreamMessage });
