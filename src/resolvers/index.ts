@@ -1,14 +1,17 @@
-import type { Resolvers } from '../generated/graphql';
-import { DateScalar, DateTimeScalar, DecimalScalar, JSONScalar, LocalDateTimeScalar, LocalTimeScalar } from '../scalars';
-import { Check } from './Check';
-import { EmployeePage } from './EmployeePage';
+import type {
+  CheckResolvers,
+  EmployeePageResolvers,
+  OffDayResolvers,
+  PageInfoResolvers,
+  PaymentRequestResolvers,
+  ReservationPageResolvers,
+  ReservationResolvers,
+  Resolvers,
+} from '../generated/graphql';
+import { DateScalar, DateTimeScalar, DecimalScalar, JSONScalar, LocalDateTimeScalar, LocalTimeScalar, fromUpstreamLocalDateTime } from '../scalars';
+import { fractionDigits } from '../inputs/standards';
 import { Mutation } from './Mutation';
-import { OffDay } from './OffDay';
-import { PageInfo } from './PageInfo';
-import { PaymentRequest } from './PaymentRequest';
 import { Query } from './Query';
-import { Reservation } from './Reservation';
-import { ReservationPage } from './ReservationPage';
 
 /**
  * The GraphQL types whose every source object is an upstream record (src/upstreams/record.ts): codegen.yml maps each
@@ -43,6 +46,50 @@ export const RECORD_TYPES: ReadonlySet<string> = new Set([
   'ReservationCustomer',
 ]);
 
+// Only renamed fields need a resolver: the rest are read off the record by their GraphQL names.
+export const Check: CheckResolvers = {
+  serviceCharge: (c) => c.read('check_service_charge'),
+  discounts: (c) => c.read('check_discounts'),
+  payments: (c) => c.read('check_payments'),
+  items: (c) => c.read('check_items'),
+  offers: (c) => c.read('check_offers'),
+};
+
+export const PageInfo: PageInfoResolvers = {
+  perPage: (m) => m.read('per_page_count'),
+  totalPages: (m) => m.read('total_page'),
+};
+
+// Each half of a page is read only when selected.
+export const EmployeePage: EmployeePageResolvers = {
+  nodes: (p) => p.read('employees'),
+  pageInfo: (p) => p.read('meta'),
+};
+
+export const ReservationPage: ReservationPageResolvers = {
+  nodes: (p) => p.read('reservations'),
+  pageInfo: (p) => p.read('meta'),
+};
+
+export const Reservation: ReservationResolvers = {
+  // The link to POS: through the per-request loader, so a list costs one call per distinct check, concurrently.
+  // A `check` object without a usable id fails this field (the link needs one); null means no check.
+  check: (reservation, _, ctx) => {
+    const ref = reservation.read('check');
+    return ref ? ctx.loaders.checkById.load(ref.read('id')) : null;
+  },
+};
+
+export const OffDay: OffDayResolvers = {
+  date: (o) => fromUpstreamLocalDateTime(o.date),
+  endDate: (o) => fromUpstreamLocalDateTime(o.end_date),
+};
+
+export const PaymentRequest: PaymentRequestResolvers = {
+  // The upstream takes the amount as a JSON number; the contract shows money as a Decimal string.
+  amount: (p) => (p.amount === undefined ? null : p.amount.toFixed(Math.max(2, fractionDigits(String(p.amount))))),
+};
+
 export const resolvers: Resolvers = {
   DateTime: DateTimeScalar,
   LocalDateTime: LocalDateTimeScalar,
@@ -60,4 +107,3 @@ export const resolvers: Resolvers = {
   OffDay,
   PaymentRequest,
 };
-
