@@ -21,7 +21,7 @@ import { observabilityHooks } from './observability/upstreamHooks';
 import { openRedisConnection } from './redis/connection';
 import { createTrustedDocuments } from './trustedDocuments';
 import { combineEvents, createUpstreams, loggingHooks } from './upstreams';
-import { createSharedReads } from './upstreams/readMarks';
+import { createSharedReads } from './upstreams/sharedReads';
 import type { SharedReads } from './upstreams/sharedReads';
 
 export interface GatewayDeps {

@@ -1,8 +1,7 @@
 import type { z } from 'zod';
-import type { ServiceCredentials } from '../credentials';
+import { callerHash, type ServiceCredentials } from '../credentials';
 import { MissingCredentialError } from '../errors/InputError';
 import type { CallContext, CallScope, IgnoredBodyRequest, UpstreamHttp, UpstreamRequest } from './http';
-import { credentialHash } from './readScope';
 import { UpstreamRecord, type DeviationSink, type Shape } from './record';
 import type { ServiceName } from '../errors/UpstreamError';
 
@@ -47,7 +46,8 @@ export class ScopedCaller {
     const sentCredentials = credentials.headers(this.http.service);
     const headers = { ...scope.headers(), ...sentCredentials };
     // Shared reads are keyed by the hash of exactly the credentials sent to this service, never by the values.
-    const shared = scope.sharedReads && { reads: scope.sharedReads, credentialHash: credentialHash(sentCredentials), maxAgeMs: scope.maxAgeMs ?? 0 };
+    const sentByName = new Map(Object.entries(sentCredentials).map(([name, value]) => [name.toLowerCase(), value]));
+    const shared = scope.sharedReads && { reads: scope.sharedReads, credentialHash: callerHash((name) => sentByName.get(name)), maxAgeMs: scope.maxAgeMs ?? 0 };
     return {
       sent: { headers, signal: scope.signal, deadline: scope.deadline },
       context: { record: scope.record, requestId: scope.requestId, secrets: credentials.secrets(), ...(shared ? { shared } : {}) },
