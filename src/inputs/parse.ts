@@ -46,7 +46,7 @@ export function snakeCased(value: unknown): unknown {
 export function upstreamFieldPaths(args: z.ZodObject): ReadonlyMap<string, string> {
   const paths = new Map<string, string>();
   const walk = (body: z.ZodObject, upstream: string, input: string): void => {
-    for (const [key, schema] of Object.entries(body.shape)) {
+    for (const [key, schema] of Object.entries<z.ZodType>(body.shape)) {
       const up = upstream + key;
       const path = `${input}.${key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())}`;
       paths.set(up, path);
