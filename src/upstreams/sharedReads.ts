@@ -46,15 +46,16 @@ export interface SharedReadsOptions {
   onMark?: (scope: string) => void;
 }
 
-/** A read in flight: the one upstream call every request with its key waits for. */
+/**
+ * A read in flight: the one upstream call every request with its key waits for. It leaves `inFlight` when it settles,
+ * is abandoned, or a write of its scope finishes; only an answer still there when it settles is kept.
+ */
 interface InFlight {
   readonly answer: Promise<Answer>;
   readonly scope: string;
   readonly controller: AbortController;
   /** Requests still waiting for it; when none is left before it settles, the call is aborted. */
   waiters: number;
-  /** A write of its scope finished while it was in flight: later requests do not join it, and its answer is not kept. */
-  stale: boolean;
   settled: boolean;
 }
 
@@ -135,11 +136,7 @@ export class SharedReads {
 
   /** Applies a mark (`<service> <credential hash>`), made here or on another replica. */
   apply(scope: string): void {
-    for (const [id, entry] of this.inFlight) {
-      if (entry.scope !== scope) continue;
-      entry.stale = true;
-      this.inFlight.delete(id);
-    }
+    for (const [id, entry] of this.inFlight) if (entry.scope === scope) this.inFlight.delete(id);
     const keys = this.keptByScope.get(scope);
     if (keys) for (const id of [...keys]) this.kept?.delete(id);
   }
@@ -157,20 +154,16 @@ export class SharedReads {
   private start(id: string, scope: string, fetch: (signal: AbortSignal) => Promise<Answer>): InFlight {
     const controller = new AbortController();
     const readAt = this.now();
-    const entry: InFlight = { answer: fetch(controller.signal), scope, controller, waiters: 0, stale: false, settled: false };
+    const entry: InFlight = { answer: fetch(controller.signal), scope, controller, waiters: 0, settled: false };
     this.inFlight.set(id, entry);
-    const settle = () => {
+    const settle = (): boolean => {
       entry.settled = true;
-      if (this.inFlight.get(id) === entry) this.inFlight.delete(id);
+      const current = this.inFlight.get(id) === entry;
+      if (current) this.inFlight.delete(id);
+      return current;
     };
-    entry.answer.then(
-      (answer) => {
-        settle();
-        if (!entry.stale && !entry.controller.signal.aborted) this.keep(id, scope, answer, readAt);
-      },
-      // Failures are shared with the requests waiting now, never kept: the next request calls again.
-      settle,
-    );
+    // Failures are shared with the requests waiting now, never kept: the next request calls again.
+    entry.answer.then((answer) => settle() && this.keep(id, scope, answer, readAt), settle);
     return entry;
   }
 
