@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { withInputNames } from '../errors/inputNames';
 import type { MutationResolvers } from '../generated/graphql';
 import { CreateOffDayArgs } from '../inputs/offDay';
@@ -5,36 +6,24 @@ import { parseArgs, upstreamFieldPaths } from '../inputs/parse';
 import { UpdatePaymentRequestArgs } from '../inputs/paymentRequest';
 import { CreateCalendarReservationArgs, CreateReservationArgs } from '../inputs/reservation';
 
-/** Upstream field → GraphQL input path of each mutation, read off its mapper once, so refusals speak GraphQL. */
-const FIELDS = {
-  createReservation: upstreamFieldPaths(CreateReservationArgs),
-  createCalendarReservation: upstreamFieldPaths(CreateCalendarReservationArgs),
-  createOffDay: upstreamFieldPaths(CreateOffDayArgs),
-  updatePaymentRequest: upstreamFieldPaths(UpdatePaymentRequestArgs),
-};
+/** Parses a mutation's input into its upstream body and sends it, the upstream's refusals named after the input. */
+async function send<Body, T>(schema: z.ZodObject & z.ZodType<{ input: Body }>, args: unknown, call: (body: Body) => Promise<T>) {
+  const body = parseArgs(schema, args).input;
+  return { body, answer: await withInputNames(upstreamFieldPaths(schema), call(body)) };
+}
 
+// The off-day and payment-request operations answer without a body, so their payloads echo what was accepted.
 export const Mutation: MutationResolvers = {
   createReservation: async (_, args, ctx) => ({
-    reservation: await withInputNames(FIELDS.createReservation, ctx.reservation.createReservation(parseArgs(CreateReservationArgs, args).input)),
+    reservation: (await send(CreateReservationArgs, args, (body) => ctx.reservation.createReservation(body))).answer,
   }),
-
   createCalendarReservation: async (_, args, ctx) => ({
-    reservation: await withInputNames(
-      FIELDS.createCalendarReservation,
-      ctx.reservation.createCalendarReservation(parseArgs(CreateCalendarReservationArgs, args).input),
-    ),
+    reservation: (await send(CreateCalendarReservationArgs, args, (body) => ctx.reservation.createCalendarReservation(body))).answer,
   }),
-
-  // The service answers without a body, so the payload echoes what it accepted.
-  createOffDay: async (_, args, ctx) => {
-    const body = parseArgs(CreateOffDayArgs, args).input;
-    await withInputNames(FIELDS.createOffDay, ctx.reservation.createOffDay(body));
-    return { offDay: body };
-  },
-
-  updatePaymentRequest: async (_, args, ctx) => {
-    const body = parseArgs(UpdatePaymentRequestArgs, args).input;
-    await withInputNames(FIELDS.updatePaymentRequest, ctx.reservation.updatePaymentRequest(body));
-    return { paymentRequest: body };
-  },
+  createOffDay: async (_, args, ctx) => ({
+    offDay: (await send(CreateOffDayArgs, args, (body) => ctx.reservation.createOffDay(body))).body,
+  }),
+  updatePaymentRequest: async (_, args, ctx) => ({
+    paymentRequest: (await send(UpdatePaymentRequestArgs, args, (body) => ctx.reservation.updatePaymentRequest(body))).body,
+  }),
 };

@@ -10,15 +10,9 @@ export const Query: QueryResolvers = {
   // Through the loader, so a check asked for here and through a reservation in one request costs one call.
   check: (_, args, ctx) => ctx.loaders.checkById.load(parseArgs(IdArgs, args).id),
 
-  employees: (_, args, ctx) => {
-    const { page, perPage } = parseArgs(EmployeesArgs, args);
-    return ctx.pos.listEmployees({ page, perPage });
-  },
+  employees: (_, args, ctx) => ctx.pos.listEmployees(parseArgs(EmployeesArgs, args)),
 
   reservation: (_, args, ctx) => ctx.reservation.getReservation(parseArgs(IdArgs, args).id),
 
-  reservations: (_, args, ctx) => {
-    const { date, revenueCenterId, page, perPage } = parseArgs(ReservationsArgs, args);
-    return ctx.reservation.listReservations({ date, revenueCenterId, page, perPage });
-  },
+  reservations: (_, args, ctx) => ctx.reservation.listReservations(parseArgs(ReservationsArgs, args)),
 };
