@@ -16,22 +16,27 @@ const customerInput = z.object({
   email: opt(z.email('must be an e-mail address')),
 });
 
+/** The fields both reservation-creating inputs share. */
+const reservationFields = {
+  revenueCenterId: uuidArg,
+  customerId: opt(uuidArg),
+  tableId: opt(uuidArg),
+  guestCount: opt(positiveInt),
+  date: localDateTime,
+  estimatedDischargedAt: opt(localDateTime),
+  note: opt(z.string().max(2000)),
+  maleCover: opt(count),
+  femaleCover: opt(count),
+  childCover: opt(count),
+  makeAReservation: opt(z.boolean()),
+};
+
 export const CreateReservationArgs = z.object({
   input: z
     .object({
-      revenueCenterId: uuidArg,
-      customerId: opt(uuidArg),
+      ...reservationFields,
       customer: opt(customerInput),
-      tableId: opt(uuidArg),
       tableIds: opt(z.array(uuidArg)),
-      guestCount: opt(positiveInt),
-      date: localDateTime,
-      estimatedDischargedAt: opt(localDateTime),
-      note: opt(z.string().max(2000)),
-      maleCover: opt(count),
-      femaleCover: opt(count),
-      childCover: opt(count),
-      makeAReservation: opt(z.boolean()),
       isDraft: opt(z.boolean()),
     })
     .superRefine(dischargeAfterDate)
@@ -45,25 +50,15 @@ export const CreateReservationArgs = z.object({
 export const CreateCalendarReservationArgs = z.object({
   input: z
     .object({
-      revenueCenterId: uuidArg,
-      tableId: opt(uuidArg),
+      ...reservationFields,
       reservationRequestId: opt(uuidArg),
-      customerId: opt(uuidArg),
-      date: localDateTime,
-      estimatedDischargedAt: opt(localDateTime),
-      note: opt(z.string().max(2000)),
-      guestCount: opt(positiveInt),
       arrivalState: opt(z.number().int()),
       occupiedSeatCount: opt(count),
       sourceDetail: opt(z.string().max(200)),
       isDining: opt(z.boolean()),
       status: opt(z.number().int()),
-      femaleCover: opt(count),
-      maleCover: opt(count),
-      childCover: opt(count),
       hasProvisionConfirmation: opt(z.boolean()),
       hotelRoomNumber: opt(z.string().max(50)),
-      makeAReservation: opt(z.boolean()),
       transferStatus: opt(z.boolean()),
       allergenOrIntolerance: opt(z.boolean()),
       requiresPaymentRequest: opt(z.boolean()),

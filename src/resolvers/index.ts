@@ -14,9 +14,8 @@ import { Mutation } from './Mutation';
 import { Query } from './Query';
 
 /**
- * The GraphQL types whose every source object is an upstream record (src/upstreams/record.ts): codegen.yml maps each
- * to a `…Record` type (test/schema/recordTypes.test.ts keeps the two lists the same). A record answers each of its
- * fields by its GraphQL name through a getter, so these types need no resolver for a snake_case key.
+ * The types whose every source is an upstream record (../upstreams/record.ts), mapped to a `…Record` in codegen.yml
+ * (test/schema/recordTypes.test.ts): a record answers its fields by their GraphQL names, with no snake_case resolver.
  */
 export const RECORD_TYPES: ReadonlySet<string> = new Set([
   'Check',
