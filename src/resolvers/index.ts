@@ -1,17 +1,23 @@
+import { z } from 'zod';
+import { withInputNames } from '../errors/inputNames';
 import type {
   CheckResolvers,
   EmployeePageResolvers,
+  MutationResolvers,
   OffDayResolvers,
   PageInfoResolvers,
   PaymentRequestResolvers,
+  QueryResolvers,
   ReservationPageResolvers,
   ReservationResolvers,
   Resolvers,
 } from '../generated/graphql';
-import { DateScalar, DateTimeScalar, DecimalScalar, JSONScalar, LocalDateTimeScalar, LocalTimeScalar, fromUpstreamLocalDateTime } from '../scalars';
+import { CreateOffDayArgs } from '../inputs/offDay';
+import { opt, pageArgs, parseArgs, upstreamFieldPaths, uuidArg } from '../inputs/parse';
+import { UpdatePaymentRequestArgs } from '../inputs/paymentRequest';
+import { CreateCalendarReservationArgs, CreateReservationArgs } from '../inputs/reservation';
 import { fractionDigits } from '../inputs/standards';
-import { Mutation } from './Mutation';
-import { Query } from './Query';
+import { DateScalar, DateTimeScalar, DecimalScalar, JSONScalar, LocalDateTimeScalar, LocalTimeScalar, fromUpstreamLocalDateTime } from '../scalars';
 
 /**
  * The types whose every source is an upstream record (../upstreams/record.ts), mapped to a `…Record` in codegen.yml
@@ -44,6 +50,43 @@ export const RECORD_TYPES: ReadonlySet<string> = new Set([
   'ReservationPage',
   'ReservationCustomer',
 ]);
+
+const IdArgs = z.object({ id: uuidArg });
+const EmployeesArgs = z.object(pageArgs);
+const ReservationsArgs = z.object({ date: z.string(), revenueCenterId: opt(uuidArg), ...pageArgs });
+
+export const Query: QueryResolvers = {
+  // Through the loader, so a check asked for here and through a reservation in one request costs one call.
+  check: (_, args, ctx) => ctx.loaders.checkById.load(parseArgs(IdArgs, args).id),
+
+  employees: (_, args, ctx) => ctx.pos.listEmployees(parseArgs(EmployeesArgs, args)),
+
+  reservation: (_, args, ctx) => ctx.reservation.getReservation(parseArgs(IdArgs, args).id),
+
+  reservations: (_, args, ctx) => ctx.reservation.listReservations(parseArgs(ReservationsArgs, args)),
+};
+
+/** Parses a mutation's input into its upstream body and sends it, the upstream's refusals named after the input. */
+async function send<Body, T>(schema: z.ZodObject & z.ZodType<{ input: Body }>, args: unknown, call: (body: Body) => Promise<T>) {
+  const body = parseArgs(schema, args).input;
+  return { body, answer: await withInputNames(upstreamFieldPaths(schema), call(body)) };
+}
+
+// The off-day and payment-request operations answer without a body, so their payloads echo what was accepted.
+export const Mutation: MutationResolvers = {
+  createReservation: async (_, args, ctx) => ({
+    reservation: (await send(CreateReservationArgs, args, (body) => ctx.reservation.createReservation(body))).answer,
+  }),
+  createCalendarReservation: async (_, args, ctx) => ({
+    reservation: (await send(CreateCalendarReservationArgs, args, (body) => ctx.reservation.createCalendarReservation(body))).answer,
+  }),
+  createOffDay: async (_, args, ctx) => ({
+    offDay: (await send(CreateOffDayArgs, args, (body) => ctx.reservation.createOffDay(body))).body,
+  }),
+  updatePaymentRequest: async (_, args, ctx) => ({
+    paymentRequest: (await send(UpdatePaymentRequestArgs, args, (body) => ctx.reservation.updatePaymentRequest(body))).body,
+  }),
+};
 
 // Only renamed fields need a resolver: the rest are read off the record by their GraphQL names.
 export const Check: CheckResolvers = {

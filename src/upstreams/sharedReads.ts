@@ -8,14 +8,11 @@ import type { Answer } from './transport';
 /** Where a request's upstream read came from: its own call, another request's call in flight, or a kept answer. */
 export type ReadSource = 'upstream' | 'joined' | 'cache';
 
-/** One upstream GET as the shared reads key it: never a raw credential, only the hash of those sent. */
+/** One upstream GET: its route template (for the metric), path with query, and callerHash() of the credentials sent. */
 export interface ReadKey {
   service: ServiceName;
-  /** The route template, for the metric. */
   route: string;
-  /** The path with its query string, as the transport sends it. */
   target: string;
-  /** callerHash() of the credential headers forwarded to the service on this call. */
   credentialHash: string;
 }
 
@@ -205,7 +202,7 @@ export class SharedReads {
   }
 }
 
-/** What a write marks (`<service> <credential hash>`), and a read's key within it. */
+/** What a write marks, and a read's key within it. */
 const scopeOf = (key: ReadKey): string => `${key.service} ${key.credentialHash}`;
 const entryKey = (key: ReadKey): string => `${scopeOf(key)} GET ${key.target}`;
 
