@@ -12,10 +12,8 @@ import type {
   ReservationResolvers,
   Resolvers,
 } from '../generated/graphql';
-import { CreateOffDayArgs } from '../inputs/offDay';
+import { CreateCalendarReservationArgs, CreateOffDayArgs, CreateReservationArgs, UpdatePaymentRequestArgs } from '../inputs/reservation';
 import { opt, pageArgs, parseArgs, upstreamFieldPaths, uuidArg } from '../inputs/parse';
-import { UpdatePaymentRequestArgs } from '../inputs/paymentRequest';
-import { CreateCalendarReservationArgs, CreateReservationArgs } from '../inputs/reservation';
 import { fractionDigits } from '../inputs/standards';
 import { DateScalar, DateTimeScalar, DecimalScalar, JSONScalar, LocalDateTimeScalar, LocalTimeScalar, fromUpstreamLocalDateTime } from '../scalars';
 

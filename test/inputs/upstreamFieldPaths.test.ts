@@ -1,7 +1,5 @@
 import type { z } from 'zod';
-import { CreateOffDayArgs } from '../../src/inputs/offDay';
-import { UpdatePaymentRequestArgs } from '../../src/inputs/paymentRequest';
-import { CreateCalendarReservationArgs, CreateReservationArgs } from '../../src/inputs/reservation';
+import { CreateCalendarReservationArgs, CreateOffDayArgs, CreateReservationArgs, UpdatePaymentRequestArgs } from '../../src/inputs/reservation';
 import { upstreamFieldPaths } from '../../src/inputs/parse';
 import { CalendarReservationBody, CreateReservationBody, OffDayBody, PaymentRequestBody } from '../../src/upstreams/reservation/dto';
 
