@@ -21,8 +21,7 @@ import { observabilityHooks } from './observability/upstreamHooks';
 import { openRedisConnection } from './redis/connection';
 import { createTrustedDocuments } from './trustedDocuments';
 import { combineEvents, createUpstreams, loggingHooks } from './upstreams';
-import { createSharedReads } from './upstreams/sharedReads';
-import type { SharedReads } from './upstreams/sharedReads';
+import { SharedReads } from './upstreams/sharedReads';
 
 export interface GatewayDeps {
   config: Config;
@@ -71,7 +70,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   // One per process: in-flight GETs joined, answers kept for the max-age clients ask, writes marked across replicas.
   const sharedReads =
     deps.sharedReads ??
-    createSharedReads({
+    new SharedReads({
       maxAgeSeconds: config.upstreamCache.maxAgeSeconds,
       maxBytes: config.upstreamCache.maxBytes,
       redis,

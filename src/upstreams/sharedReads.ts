@@ -39,8 +39,11 @@ export interface SharedReadsOptions {
   now?: () => number;
   /** Each read, by source: the `tablegraph_upstream_reads_total` metric. */
   onRead?: (key: ReadKey, source: ReadSource) => void;
-  /** Each mark made on this process (a write through it), to tell the other replicas. */
-  onMark?: (scope: string) => void;
+  /**
+   * Shares the marks of writes with the other replicas (READ_MARKS_CHANNEL). While Redis is away marks stay local:
+   * another replica may serve an answer read before the write, at most the `max-age` asked for.
+   */
+  redis?: RedisConnection;
 }
 
 /**
@@ -64,6 +67,10 @@ interface Kept {
   scope: string;
 }
 
+/** The Redis channel of the marks: `<instance id> <service> <credential hash>`. */
+export const READ_MARKS_CHANNEL = 'tablegraph:reads:marks';
+const MARK_MESSAGE = /^(\S+) ((?:reservation|pos) [0-9a-f]{64})$/;
+
 /** Per-entry bytes besides the text, so a flood of tiny answers is bounded too. */
 const ENTRY_OVERHEAD_BYTES = 256;
 
@@ -86,6 +93,12 @@ export class SharedReads {
 
   constructor(private readonly options: SharedReadsOptions) {
     this.now = options.now ?? Date.now;
+    options.redis
+      ?.subscribe(READ_MARKS_CHANNEL, (message) => {
+        const mark = MARK_MESSAGE.exec(message);
+        if (mark && mark[1] !== this.instanceId) this.apply(mark[2]);
+      })
+      .catch(() => undefined);
     if (options.maxAgeSeconds > 0 && options.maxBytes > 0) {
       this.kept = new LRUCache<string, Kept>({
         maxSize: options.maxBytes,
@@ -128,7 +141,9 @@ export class SharedReads {
   mark(service: ServiceName, credentialHash: string): void {
     const scope = `${service} ${credentialHash}`;
     this.apply(scope);
-    this.options.onMark?.(scope);
+    const { redis } = this.options;
+    // Fails fast while Redis is away (no offline queue): the mark stays local.
+    if (redis?.available) redis.client.publish(READ_MARKS_CHANNEL, `${this.instanceId} ${scope}`).catch(() => undefined);
   }
 
   /** Applies a mark (`<service> <credential hash>`), made here or on another replica. */
@@ -216,32 +231,6 @@ function waitFor<T>(promise: Promise<T>, signal: AbortSignal | undefined, onAbor
     signal.addEventListener('abort', abort, { once: true });
   });
   return Promise.race([promise, aborted]).finally(() => signal.removeEventListener('abort', abort));
-}
-
-/** The Redis channel of the marks: `<instance id> <service> <credential hash>`. */
-export const READ_MARKS_CHANNEL = 'tablegraph:reads:marks';
-const MARK_MESSAGE = /^(\S+) ((?:reservation|pos) [0-9a-f]{64})$/;
-
-/**
- * The process's shared reads; with Redis, its marks are published on READ_MARKS_CHANNEL and other replicas' applied
- * as they arrive. While Redis is away marks stay local: another replica may serve an answer read before the write,
- * at most the `max-age` asked for.
- */
-export function createSharedReads(options: Omit<SharedReadsOptions, 'onMark'> & { redis?: RedisConnection }): SharedReads {
-  const { redis } = options;
-  if (!redis) return new SharedReads(options);
-  const reads: SharedReads = new SharedReads({
-    ...options,
-    onMark: (scope) => {
-      // Fails fast while Redis is away (no offline queue): the mark stays local.
-      if (redis.available) redis.client.publish(READ_MARKS_CHANNEL, `${reads.instanceId} ${scope}`).catch(() => undefined);
-    },
-  });
-  redis.subscribe(READ_MARKS_CHANNEL, (message) => {
-    const mark = MARK_MESSAGE.exec(message);
-    if (mark && mark[1] !== reads.instanceId) reads.apply(mark[2]);
-  }).catch(() => undefined);
-  return reads;
 }
 
 /** The seconds of a request's `Cache-Control: max-age=N` (RFC 9111 §5.2.1), or 0 when no kept answer may be used. */
