@@ -11,7 +11,7 @@ import type { GatewayMetrics } from './observability/metrics';
 import { requestTraceHeaders } from './observability/tracing';
 import type { CallScope, UpstreamCallRecord, UpstreamHttp } from './upstreams/http';
 import type { DeviationSink } from './upstreams/record';
-import { requestMaxAgeSeconds } from './upstreams/readScope';
+import { requestMaxAgeSeconds } from './upstreams/sharedReads';
 import type { SharedReads } from './upstreams/sharedReads';
 import { PosClient } from './upstreams/pos/PosClient';
 import type { CheckRecord } from './upstreams/pos/dto';

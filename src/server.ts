@@ -20,8 +20,7 @@ import { observabilityHooks } from './observability/upstreamHooks';
 import { openRedisConnection } from './redis/connection';
 import { createTrustedDocuments } from './trustedDocuments/trustedDocumentsStep';
 import { combineEvents, createUpstreams, loggingHooks } from './upstreams';
-import { createSharedReads } from './upstreams/readMarks';
-import type { SharedReads } from './upstreams/sharedReads';
+import { SharedReads } from './upstreams/sharedReads';
 
 /** What a gateway is built from; each optional part defaults to the one the settings describe (tests inject theirs). */
 export interface GatewayDeps {
@@ -50,7 +49,7 @@ export function createGateway(deps: GatewayDeps) {
   const redis = config.redisUrl ? openRedisConnection({ url: config.redisUrl, logger }) : undefined;
   const sharedReads =
     deps.sharedReads ??
-    createSharedReads({
+    new SharedReads({
       maxAgeSeconds: config.upstreamCache.maxAgeSeconds,
       maxBytes: config.upstreamCache.maxBytes,
       redis,

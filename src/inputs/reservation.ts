@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { toUpstreamLocalDateTime } from '../scalars';
-import type { CalendarReservationBodyDto, CreateReservationBodyDto } from '../upstreams/reservation/dto';
-import { count, opt, positiveInt, uuidArg } from './parse';
+import { CalendarReservationBody, CreateReservationBody, OffDayBody, PaymentRequestBody } from '../upstreams/reservation/dto';
+import { count, localDateTime, opt, positiveInt, snakeCased, uuidArg } from './parse';
+import { amountDigitsIssue, currencyCode, localeTag } from './standards';
 
-/** `estimatedDischargedAt` after `date`, both canonical `YYYY-MM-DDTHH:MM` strings (which sort as time). */
+/** `estimatedDischargedAt` after `date`, both in the upstream's `YYYY-MM-DD HH:MM` (which sorts as time). */
 function dischargeAfterDate(v: { date: string; estimatedDischargedAt?: string | null }, ctx: z.RefinementCtx) {
   if (v.estimatedDischargedAt && v.estimatedDischargedAt <= v.date) {
     ctx.addIssue({ code: 'custom', path: ['estimatedDischargedAt'], message: 'must be after date' });
@@ -17,108 +17,111 @@ const customerInput = z.object({
   email: opt(z.email('must be an e-mail address')),
 });
 
+/** The fields both reservation-creating inputs share. */
+const reservationFields = {
+  revenueCenterId: uuidArg,
+  customerId: opt(uuidArg),
+  tableId: opt(uuidArg),
+  guestCount: opt(positiveInt),
+  date: localDateTime,
+  estimatedDischargedAt: opt(localDateTime),
+  note: opt(z.string().max(2000)),
+  maleCover: opt(count),
+  femaleCover: opt(count),
+  childCover: opt(count),
+  makeAReservation: opt(z.boolean()),
+};
+
 export const CreateReservationArgs = z.object({
   input: z
     .object({
-      revenueCenterId: uuidArg,
-      customerId: opt(uuidArg),
+      ...reservationFields,
       customer: opt(customerInput),
-      tableId: opt(uuidArg),
       tableIds: opt(z.array(uuidArg)),
-      guestCount: opt(positiveInt),
-      date: z.string(),
-      estimatedDischargedAt: opt(z.string()),
-      note: opt(z.string().max(2000)),
-      maleCover: opt(count),
-      femaleCover: opt(count),
-      childCover: opt(count),
-      makeAReservation: opt(z.boolean()),
       isDraft: opt(z.boolean()),
     })
     .superRefine(dischargeAfterDate)
     .superRefine((v, ctx) => {
       if (v.customerId && v.customer) ctx.addIssue({ code: 'custom', path: ['customer'], message: 'give either customerId or customer, not both' });
     })
-    .transform(
-      (v): CreateReservationBodyDto => ({
-        revenue_center_id: v.revenueCenterId,
-        customer_id: v.customerId,
-        customer: v.customer && {
-          first_name: v.customer.firstName,
-          last_name: v.customer.lastName,
-          primary_phone_number: v.customer.primaryPhoneNumber,
-          email: v.customer.email,
-        },
-        table_id: v.tableId,
-        table_ids: v.tableIds,
-        guest_count: v.guestCount,
-        date: toUpstreamLocalDateTime(v.date),
-        estimated_discharged_at: v.estimatedDischargedAt && toUpstreamLocalDateTime(v.estimatedDischargedAt),
-        note: v.note,
-        male_cover: v.maleCover,
-        female_cover: v.femaleCover,
-        child_cover: v.childCover,
-        make_a_reservation: v.makeAReservation,
-        is_draft: v.isDraft,
-      }),
-    ),
+    .transform(snakeCased)
+    .pipe(CreateReservationBody),
 });
 
 export const CreateCalendarReservationArgs = z.object({
   input: z
     .object({
-      revenueCenterId: uuidArg,
-      tableId: opt(uuidArg),
+      ...reservationFields,
       reservationRequestId: opt(uuidArg),
-      customerId: opt(uuidArg),
-      date: z.string(),
-      estimatedDischargedAt: opt(z.string()),
-      note: opt(z.string().max(2000)),
-      guestCount: opt(positiveInt),
       arrivalState: opt(z.number().int()),
       occupiedSeatCount: opt(count),
       sourceDetail: opt(z.string().max(200)),
       isDining: opt(z.boolean()),
       status: opt(z.number().int()),
-      femaleCover: opt(count),
-      maleCover: opt(count),
-      childCover: opt(count),
       hasProvisionConfirmation: opt(z.boolean()),
       hotelRoomNumber: opt(z.string().max(50)),
-      makeAReservation: opt(z.boolean()),
       transferStatus: opt(z.boolean()),
       allergenOrIntolerance: opt(z.boolean()),
       requiresPaymentRequest: opt(z.boolean()),
       tagIds: opt(z.array(uuidArg)),
     })
     .superRefine(dischargeAfterDate)
-    .transform(
-      (v): CalendarReservationBodyDto => ({
-        revenue_center_id: v.revenueCenterId,
-        table_id: v.tableId,
-        reservation_request_id: v.reservationRequestId,
-        customer_id: v.customerId,
-        date: toUpstreamLocalDateTime(v.date),
-        estimated_discharged_at: v.estimatedDischargedAt && toUpstreamLocalDateTime(v.estimatedDischargedAt),
-        note: v.note,
-        guest_count: v.guestCount,
-        arrival_state: v.arrivalState,
-        occupied_seat_count: v.occupiedSeatCount,
-        source_detail: v.sourceDetail,
-        is_dining: v.isDining,
-        status: v.status,
-        female_cover: v.femaleCover,
-        male_cover: v.maleCover,
-        child_cover: v.childCover,
-        has_provision_confirmation: v.hasProvisionConfirmation,
-        hotel_room_number: v.hotelRoomNumber,
-        make_a_reservation: v.makeAReservation,
-        transfer_status: v.transferStatus,
-        allergen_or_intolerance: v.allergenOrIntolerance,
-        requires_payment_request: v.requiresPaymentRequest,
-        tag_ids: v.tagIds,
-      }),
-    ),
+    .transform(snakeCased)
+    .pipe(CalendarReservationBody),
 });
 
+export const CreateOffDayArgs = z.object({
+  input: z
+    .object({
+      revenueCenterId: uuidArg,
+      childRevenueCenterIds: opt(z.array(uuidArg)),
+      type: opt(z.number().int()),
+      date: localDateTime,
+      endDate: opt(localDateTime),
+      activeForReservations: opt(z.boolean()),
+      activeForOnline: opt(z.boolean()),
+      activeForRequests: opt(z.boolean()),
+      isNoteVisible: opt(z.boolean()),
+      partial: opt(z.boolean()),
+      startTime: opt(z.string()),
+      endTime: opt(z.string()),
+      days: opt(z.array(z.number().int().min(0, 'must not be negative'))),
+      // The document shows en, tr, de and ru in use; any well-formed BCP 47 tag is a locale.
+      translations: opt(z.array(z.object({ locale: localeTag, text: z.string().max(2000) }))),
+    })
+    .superRefine((v, ctx) => {
+      if (v.endDate && v.endDate < v.date) ctx.addIssue({ code: 'custom', path: ['endDate'], message: 'must not be before date' });
+      if (v.partial && (!v.startTime || !v.endTime)) {
+        ctx.addIssue({ code: 'custom', path: [v.startTime ? 'endTime' : 'startTime'], message: 'is required when partial is true' });
+      }
+      if (v.startTime && v.endTime && v.endTime <= v.startTime) ctx.addIssue({ code: 'custom', path: ['endTime'], message: 'must be after startTime' });
+    })
+    .transform(snakeCased)
+    .pipe(OffDayBody),
+});
 
+export const UpdatePaymentRequestArgs = z.object({
+  input: z
+    .object({
+      id: uuidArg,
+      // A canonical decimal string from the Decimal scalar; the upstream takes a JSON number (CONTRACT.md).
+      amount: opt(z.string().refine((s) => Number(s) > 0, 'must be greater than 0')),
+      currency: opt(currencyCode),
+      phoneNumber: opt(z.string().regex(/^\+?\d{8,15}$/, 'must be digits with the country prefix').transform((p) => p.replace(/^\+/, ''))),
+      email: opt(z.email('must be an e-mail address')),
+      sendEmail: opt(z.boolean()),
+      sendSms: opt(z.boolean()),
+      smsContent: opt(z.string().max(1000)),
+      note: opt(z.string().max(2000)),
+      expirationTime: opt(z.number().int().min(1, 'must be greater than 0')),
+      language: opt(z.string().regex(/^[A-Z]{2}$/, 'must be an upper-case language code such as EN')),
+    })
+    .superRefine((v, ctx) => {
+      const digits = v.amount === undefined ? undefined : amountDigitsIssue(v.amount, v.currency);
+      if (digits) ctx.addIssue({ code: 'custom', path: ['amount'], message: digits });
+      if (v.sendEmail && !v.email) ctx.addIssue({ code: 'custom', path: ['email'], message: 'is required when sendEmail is true' });
+      if (v.sendSms && !v.phoneNumber) ctx.addIssue({ code: 'custom', path: ['phoneNumber'], message: 'is required when sendSms is true' });
+    })
+    .transform(({ amount, ...v }) => snakeCased({ ...v, amount: amount === undefined ? undefined : Number(amount) }))
+    .pipe(PaymentRequestBody),
+});

@@ -1,36 +1,21 @@
 import { z } from 'zod';
 
 /**
- * Input rules taken from the standards rather than from the samples in the upstream documents: ISO 4217 for
- * currencies and their minor units, BCP 47 for locales. Both through `Intl` (ICU's data, shipped with Node), so the
- * lists are the standards' own and need no upkeep here.
+ * Input rules from the standards, not from the upstream documents' samples: ISO 4217 currencies and minor units, BCP
+ * 47 locales, both through `Intl` (ICU's data, shipped with Node), so the lists need no upkeep here.
  */
 
 /** ISO 4217 codes of currencies in use (ICU leaves out funds and metals such as CLF and XAU). */
 const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
 
-/**
- * Digits after the decimal point of each currency's minor unit (ISO 4217: EUR 2, JPY 0, KWD 3), made on first use
- * (one `Intl.NumberFormat` per currency), so start-up does not pay for it.
- */
-let minorUnits: ReadonlyMap<string, number> | undefined;
-function minorUnitTable(): ReadonlyMap<string, number> {
-  minorUnits ??= new Map(
-    [...CURRENCIES].map((currency) => [currency, new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2]),
-  );
-  return minorUnits;
-}
-
 /** Digits after the decimal point of a currency's minor unit (ISO 4217): EUR 2, JPY 0, KWD 3. */
 export function minorUnitsOf(currency: string): number {
-  return minorUnitTable().get(currency) ?? 2;
+  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
 }
 
-/** The most minor-unit digits of any known currency: the bound on an amount whose currency is not given. */
+/** The most minor-unit digits of any currency, made on first use: the bound on an amount without a currency. */
 let mostMinorUnits: number | undefined;
-function maxMinorUnits(): number {
-  return (mostMinorUnits ??= Math.max(...minorUnitTable().values()));
-}
+const maxMinorUnits = (): number => (mostMinorUnits ??= Math.max(...[...CURRENCIES].map(minorUnitsOf)));
 
 /** Significant digits after the point of a canonical decimal string: "12.50" → 1, "12.345" → 3, "1000.00" → 0. */
 export function fractionDigits(decimal: string): number {
@@ -54,19 +39,11 @@ export function amountDigitsIssue(amount: string, currency: string | undefined):
 
 /** A well-formed BCP 47 language tag (`en`, `pt-BR`, `zh-Hant-TW`), sent upstream in its canonical form (`EN` → `en`). */
 export const localeTag = z.string().transform((tag, ctx) => {
-  const canonical = canonicalLocale(tag);
-  if (canonical === undefined) {
+  try {
+    return Intl.getCanonicalLocales(tag)[0];
+  } catch {
+    // RangeError: not well-formed
     ctx.addIssue({ code: 'custom', message: 'must be a BCP 47 language tag such as en or pt-BR' });
     return z.NEVER;
   }
-  return canonical;
 });
-
-function canonicalLocale(tag: string): string | undefined {
-  try {
-    const [canonical] = Intl.getCanonicalLocales(tag);
-    return canonical;
-  } catch {
-    return undefined; // RangeError: not well-formed
-  }
-}

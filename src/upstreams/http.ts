@@ -1,11 +1,10 @@
 import type { z } from 'zod';
-import type { ServiceCredentials } from '../credentials';
+import { callerHash, type ServiceCredentials } from '../credentials';
 import { InputError, MissingCredentialError } from '../errors/InputError';
 import { traceSharedRead, tracedSend } from '../observability/tracing';
 import type { ServiceName } from '../errors/UpstreamError';
 import { BODY_IGNORED, checkStatus, readBody, type Reading } from './answer';
 import type { UpstreamCallRecord, UpstreamEvents } from './events';
-import { credentialHash } from './readScope';
 import { UpstreamRecord, type DeviationSink, type Shape } from './record';
 import { UpstreamResilience, type ResilienceOptions } from './resilience';
 import { UUID_PATTERN } from './schemas';
@@ -192,7 +191,8 @@ export class ScopedCaller {
     const sentCredentials = credentials.headers(this.http.service);
     const headers = { ...scope.headers(), ...sentCredentials };
     // Shared reads are keyed by the hash of exactly the credentials sent to this service, never by the values.
-    const shared = scope.sharedReads && { reads: scope.sharedReads, credentialHash: credentialHash(sentCredentials), maxAgeMs: scope.maxAgeMs ?? 0 };
+    const sentByName = new Map(Object.entries(sentCredentials).map(([name, value]) => [name.toLowerCase(), value]));
+    const shared = scope.sharedReads && { reads: scope.sharedReads, credentialHash: callerHash((name) => sentByName.get(name)), maxAgeMs: scope.maxAgeMs ?? 0 };
     return {
       sent: { headers, signal: scope.signal, deadline: scope.deadline },
       context: { record: scope.record, requestId: scope.requestId, secrets: credentials.secrets(), ...(shared ? { shared } : {}) },

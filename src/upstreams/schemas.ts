@@ -3,13 +3,9 @@ import { DECIMAL_PATTERN, isCalendarDate } from '../scalars';
 import { jsonType, withFastCheck, type RecordOf } from './record';
 
 /**
- * Zod primitives shared by both upstreams' DTOs.
- *
- * Response policy (an assumption, kept here): the schemas declare our reading of each documented field, and are
- * applied one field at a time when a resolver reads it (./record.ts). A value that breaks its field's reading fails
- * that field alone; a field the documents type as "X or null", or that an assumption reads as possibly blank, is
- * `.nullable()`, and null anywhere else is a deviation. Unknown extra fields are ignored. A failed check names a
- * reason (the zod message, e.g. `invalid_date`) or, failing one, the JSON type that came.
+ * Zod primitives of both upstreams' DTOs. Response policy (an assumption): each field is checked when a resolver reads
+ * it (./record.ts) and a bad value fails that field alone, naming a reason (`invalid_date`) or the JSON type that
+ * came; only fields documented "X or null" or read as possibly blank are `.nullable()`; unknown fields are ignored.
  */
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -18,10 +14,7 @@ export const uuid = withFastCheck(z.string().regex(UUID_PATTERN, 'invalid_uuid')
   typeof v !== 'string' ? jsonType(v) : UUID_PATTERN.test(v) ? undefined : 'invalid_uuid',
 );
 
-/**
- * Money as the upstreams send it: a decimal string such as "125.50", in the Decimal scalar's own bounds, so a value
- * the gateway cannot show fails its field as a bad response, not later as an internal error.
- */
+/** Money as the upstreams send it ("125.50"), in the Decimal scalar's bounds: a value it cannot show fails here. */
 export const moneyString = withFastCheck(
   z.string().regex(DECIMAL_PATTERN, 'invalid_decimal').describe('a decimal string of at most 15 integer digits and 6 decimals'),
   (v) => (typeof v !== 'string' ? jsonType(v) : DECIMAL_PATTERN.test(v) ? undefined : 'invalid_decimal'),
@@ -59,10 +52,7 @@ export const PaginationMeta = z.object({
 export type PaginationMetaDto = z.infer<typeof PaginationMeta>;
 export type PaginationMetaRecord = RecordOf<typeof PaginationMeta>;
 
-/**
- * The documented error body: `{"errors":[{"message","code"}]}`. Parsed leniently: an error answer whose body is
- * something else is still an error, just without an upstream code.
- */
+/** The documented error body `{"errors":[{"message","code"}]}`; an error answer with another body has no upstream code. */
 export const UpstreamErrorBody = z.object({
   errors: z
     .array(z.object({ message: z.string().optional(), code: z.union([z.number(), z.string()]).optional() }))

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import type { RedisConnection } from '../redis/connection';
 import { deadlineError } from './transport';
 import type { ServiceName } from '../errors/UpstreamError';
 import type { Answer } from './transport';
@@ -7,18 +8,14 @@ import type { Answer } from './transport';
 /** Where a request's upstream read came from: its own call, another request's call in flight, or a kept answer. */
 export type ReadSource = 'upstream' | 'joined' | 'cache';
 
-/** One upstream GET as the shared reads key it: never a raw credential, only the hash of those sent. */
+/** One upstream GET: its route template (for the metric), path with query, and callerHash() of the credentials sent. */
 export interface ReadKey {
   service: ServiceName;
-  /** The route template, for the metric. */
   route: string;
-  /** The path with its query string, as the transport sends it. */
   target: string;
-  /** credentialHash() of the credential headers forwarded to the service on this call. */
   credentialHash: string;
 }
 
-/** What one request asks of a shared read besides the key. */
 export interface ReadOptions {
   /** The request's own signal: when it aborts, this request stops waiting (others go on). */
   signal?: AbortSignal;
@@ -26,10 +23,7 @@ export interface ReadOptions {
   maxAgeMs: number;
 }
 
-/**
- * Where a read's answer comes from, known at once, and the answer: a 2xx, or the shared call's UpstreamError, or this
- * request's deadline error. `ageMs` for a kept answer.
- */
+/** Where a read's answer comes from, known at once, and the answer (`ageMs` for a kept one). */
 export interface SharedRead {
   source: ReadSource;
   ageMs?: number;
@@ -41,51 +35,52 @@ export interface SharedReadsOptions {
   maxAgeSeconds: number;
   /** Bytes of kept answers, least recently used out first (UPSTREAM_CACHE_MAX_MB). */
   maxBytes: number;
-  /** The clock of the kept answers' ages, ms. Default Date.now; tests inject their own. */
+  /** The clock of the kept answers' ages, ms. Default Date.now. */
   now?: () => number;
   /** Each read, by source: the `tablegraph_upstream_reads_total` metric. */
   onRead?: (key: ReadKey, source: ReadSource) => void;
-  /** Each mark made on this process (a write through it), to tell the other replicas (./readMarks.ts). */
-  onMark?: (scope: string) => void;
+  /**
+   * Shares the marks of writes with the other replicas (READ_MARKS_CHANNEL). While Redis is away marks stay local:
+   * another replica may serve an answer read before the write, at most the `max-age` asked for.
+   */
+  redis?: RedisConnection;
 }
 
-/** A read in flight: the one upstream call every request with its key waits for. */
+/**
+ * A read in flight: the one upstream call every request with its key waits for. It leaves `inFlight` when it settles,
+ * is abandoned, or a write of its scope finishes; only an answer still there when it settles is kept.
+ */
 interface InFlight {
   readonly answer: Promise<Answer>;
   readonly scope: string;
   readonly controller: AbortController;
   /** Requests still waiting for it; when none is left before it settles, the call is aborted. */
   waiters: number;
-  /** A write of its scope finished while it was in flight: later requests do not join it, and its answer is not kept. */
-  stale: boolean;
   settled: boolean;
 }
 
-/** A kept 2xx answer: status and text only (each request reads the text itself), and when it was read. */
+/** A kept 2xx answer; `readAt` is when its read started, so its age never understates how old the data is. */
 interface Kept {
   status: number;
   text: string;
-  /** When the read that produced it started (not ended): its age never understates how old the data is. */
   readAt: number;
   scope: string;
 }
 
-/** Per-entry bytes besides the text (key, object, index), so a flood of tiny answers is bounded too. */
+/** The Redis channel of the marks: `<instance id> <service> <credential hash>`. */
+export const READ_MARKS_CHANNEL = 'tablegraph:reads:marks';
+const MARK_MESSAGE = /^(\S+) ((?:reservation|pos) [0-9a-f]{64})$/;
+
+/** Per-entry bytes besides the text, so a flood of tiny answers is bounded too. */
 const ENTRY_OVERHEAD_BYTES = 256;
 
 /**
- * One gateway process's shared upstream reads (CONTRACT.md, "Shared upstream reads"), below the loaders and above
- * the resilience policies: a GET whose key is in flight is joined instead of sent again (its failure shared too),
- * and a request that accepts `max-age` may be answered from a 2xx read at most that old. Everything is keyed by the
- * hash of the credentials sent, so no request ever gets an answer read with other credentials.
- *
- * Writes mark their scope (service + credential hash): kept answers of the scope are dropped and reads in flight
- * are no longer joined nor kept, so a read that started before a write finished never serves a later request.
- *
- * The store is lru-cache, bounded in bytes. undici 7's MemoryCacheStore was the first candidate and does not fit: it
- * evicts half of every key's entries at once rather than the least recently used, a `get` does not refresh
- * recency, it can only delete every variant of a path (all credentials at once), and its freshness comes from the
- * upstream's headers, which these upstreams never send.
+ * One process's shared upstream reads (CONTRACT.md, "Shared upstream reads"): a GET whose key is in flight is joined
+ * (its failure shared too), and a request that accepts `max-age` may get a 2xx read at most that old. Keyed by the
+ * hash of the credentials sent, so no request gets an answer read with other credentials. A finished write marks its
+ * scope (service + credential hash): kept answers of the scope are dropped and reads in flight no longer joined nor
+ * kept. lru-cache rather than undici's MemoryCacheStore, which evicts by halves, cannot drop one credential's
+ * variants of a path, and takes freshness from upstream headers these upstreams never send.
  */
 export class SharedReads {
   private readonly inFlight = new Map<string, InFlight>();
@@ -98,6 +93,12 @@ export class SharedReads {
 
   constructor(private readonly options: SharedReadsOptions) {
     this.now = options.now ?? Date.now;
+    options.redis
+      ?.subscribe(READ_MARKS_CHANNEL, (message) => {
+        const mark = MARK_MESSAGE.exec(message);
+        if (mark && mark[1] !== this.instanceId) this.apply(mark[2]);
+      })
+      .catch(() => undefined);
     if (options.maxAgeSeconds > 0 && options.maxBytes > 0) {
       this.kept = new LRUCache<string, Kept>({
         maxSize: options.maxBytes,
@@ -116,15 +117,9 @@ export class SharedReads {
   }
 
   /**
-   * The answer of `key`: kept (when `maxAgeMs` allows one), joined (a read in flight), or from `fetch`, which is
-   * called with the shared call's signal and resolves only with a 2xx answer (it rejects with the UpstreamError).
-   *
-   * Deadlines: each request waits for a shared call only until its own signal aborts; it then fails alone with its
-   * deadline error. The shared call is aborted only when no request waits for it any more, so one request's
-   * deadline never fails the others. The call's own retries are bounded by the deadline of the request that started
-   * it (`fetch` closes over it): the earliest of its waiters' when all share one time budget, so a retry is never
-   * started that no waiter could have wanted; a later joiner may so get the failure a retry past that deadline
-   * might have mended, and a request that needs more sends its own call once this one has settled.
+   * The answer of `key`: kept (when `maxAgeMs` allows), joined, or from `fetch` (resolves only with a 2xx). A request
+   * waits only until its own signal aborts, then fails alone; the shared call is aborted only when no request waits
+   * any more. Its retries are bounded by the deadline of the request that started it (`fetch` closes over it).
    */
   read(key: ReadKey, fetch: (signal: AbortSignal) => Promise<Answer>, options: ReadOptions): SharedRead {
     const id = entryKey(key);
@@ -142,23 +137,18 @@ export class SharedReads {
     return this.counted(key, { source: joined ? 'joined' : 'upstream', answer });
   }
 
-  /**
-   * A write of `service` with these credentials finished: what was read before it is not served to later requests.
-   * Marks made here are passed on (onMark); marks from other replicas come through `apply`.
-   */
+  /** A write of `service` with these credentials finished: what was read before it is not served later. */
   mark(service: ServiceName, credentialHash: string): void {
     const scope = `${service} ${credentialHash}`;
     this.apply(scope);
-    this.options.onMark?.(scope);
+    const { redis } = this.options;
+    // Fails fast while Redis is away (no offline queue): the mark stays local.
+    if (redis?.available) redis.client.publish(READ_MARKS_CHANNEL, `${this.instanceId} ${scope}`).catch(() => undefined);
   }
 
   /** Applies a mark (`<service> <credential hash>`), made here or on another replica. */
   apply(scope: string): void {
-    for (const [id, entry] of this.inFlight) {
-      if (entry.scope !== scope) continue;
-      entry.stale = true;
-      this.inFlight.delete(id);
-    }
+    for (const [id, entry] of this.inFlight) if (entry.scope === scope) this.inFlight.delete(id);
     const keys = this.keptByScope.get(scope);
     if (keys) for (const id of [...keys]) this.kept?.delete(id);
   }
@@ -172,23 +162,20 @@ export class SharedReads {
   get keptBytes(): number {
     return this.kept?.calculatedSize ?? 0;
   }
+
   private start(id: string, scope: string, fetch: (signal: AbortSignal) => Promise<Answer>): InFlight {
     const controller = new AbortController();
     const readAt = this.now();
-    const entry: InFlight = { answer: fetch(controller.signal), scope, controller, waiters: 0, stale: false, settled: false };
+    const entry: InFlight = { answer: fetch(controller.signal), scope, controller, waiters: 0, settled: false };
     this.inFlight.set(id, entry);
-    const settle = () => {
+    const settle = (): boolean => {
       entry.settled = true;
-      if (this.inFlight.get(id) === entry) this.inFlight.delete(id);
+      const current = this.inFlight.get(id) === entry;
+      if (current) this.inFlight.delete(id);
+      return current;
     };
-    entry.answer.then(
-      (answer) => {
-        settle();
-        if (!entry.stale && !entry.controller.signal.aborted) this.keep(id, scope, answer, readAt);
-      },
-      // Failures are shared with the requests waiting now, never kept: the next request calls again.
-      settle,
-    );
+    // Failures are shared with the requests waiting now, never kept: the next request calls again.
+    entry.answer.then((answer) => settle() && this.keep(id, scope, answer, readAt), settle);
     return entry;
   }
 
@@ -230,7 +217,7 @@ export class SharedReads {
   }
 }
 
-/** What a write marks (`<service> <credential hash>`), and a read's key within it. */
+/** What a write marks, and a read's key within it. */
 const scopeOf = (key: ReadKey): string => `${key.service} ${key.credentialHash}`;
 const entryKey = (key: ReadKey): string => `${scopeOf(key)} GET ${key.target}`;
 
@@ -244,4 +231,24 @@ function waitFor<T>(promise: Promise<T>, signal: AbortSignal | undefined, onAbor
     signal.addEventListener('abort', abort, { once: true });
   });
   return Promise.race([promise, aborted]).finally(() => signal.removeEventListener('abort', abort));
+}
+
+/** The seconds of a request's `Cache-Control: max-age=N` (RFC 9111 §5.2.1), or 0 when no kept answer may be used. */
+export function requestMaxAgeSeconds(header: string | undefined): number {
+  if (!header) return 0;
+  let maxAge: number | undefined;
+  for (const part of header.split(',')) {
+    const [rawName, ...rest] = part.split('=');
+    const name = rawName.trim().toLowerCase();
+    // no-cache and no-store: the client wants what the upstream says now.
+    if (name === 'no-cache' || name === 'no-store') return 0;
+    if (name !== 'max-age') continue;
+    // Token or quoted-string form (§5.2); anything else is no max-age at all.
+    const value = /^"?(\d+)"?$/.exec(rest.join('=').trim())?.[1];
+    if (value === undefined || rest.length === 0) return 0;
+    // A repeated directive is invalid (§4.2.1); the least staleness asked for is the safe reading.
+    const seconds = Math.min(Number(value), Number.MAX_SAFE_INTEGER);
+    maxAge = maxAge === undefined ? seconds : Math.min(maxAge, seconds);
+  }
+  return maxAge ?? 0;
 }

@@ -1,7 +1,7 @@
 import { UpstreamError } from '../../src/errors/UpstreamError';
 import { namedAfterInput, upstreamErrorField, upstreamErrorMessage } from '../../src/errors/upstreamErrorCode';
 import { CreateReservationArgs } from '../../src/inputs/reservation';
-import { upstreamFieldPaths } from '../../src/inputs/upstreamFieldPaths';
+import { upstreamFieldPaths } from '../../src/inputs/parse';
 
 const FIELDS = upstreamFieldPaths(CreateReservationArgs);
 const refusal = (upstreamMessage: string, status = 422) => new UpstreamError('reservation', 'status', { status, upstreamCode: 801, upstreamMessage });

@@ -1,5 +1,5 @@
 import { InputError } from '../../src/errors/InputError';
-import { CreateOffDayArgs } from '../../src/inputs/offDay';
+import { CreateOffDayArgs } from '../../src/inputs/reservation';
 import { parseArgs } from '../../src/inputs/parse';
 import { thrownBy } from '../support/failures';
 

@@ -1,6 +1,6 @@
 import { InputError } from '../../src/errors/InputError';
 import { parseArgs } from '../../src/inputs/parse';
-import { UpdatePaymentRequestArgs } from '../../src/inputs/paymentRequest';
+import { UpdatePaymentRequestArgs } from '../../src/inputs/reservation';
 import { thrownBy } from '../support/failures';
 
 const ID = '3f2504e0-4f89-11d3-9a0c-0305e82c3301';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { checkById, mapSettled } from '../../src/loaders/checkById';
+import { checkById } from '../../src/loaders/checkById';
 import { Check, type CheckRecord } from '../../src/upstreams/pos/dto';
 import { UpstreamRecord } from '../../src/upstreams/record';
 import { checkRecord } from '../support/fixtures';
@@ -90,34 +90,5 @@ describe('checkById', () => {
     await loader.load(id);
     await loader.load(id);
     expect(pos.calls).toEqual([id]);
-  });
-});
-
-describe('mapSettled', () => {
-  it('answers in key order even when later items finish first', async () => {
-    const delays = [30, 20, 10, 0];
-    const results = await mapSettled(delays, 4, (ms) => new Promise<number>((resolve) => setTimeout(() => resolve(ms), ms)));
-    expect(results).toEqual([30, 20, 10, 0]);
-  });
-
-  it('answers at key length with an Error in each failed slot, wrapping non-Error rejections', async () => {
-    const results = await mapSettled([1, 2, 3, 4], 2, async (n) => {
-      if (n === 2) throw new Error('two');
-      // eslint-disable-next-line @typescript-eslint/only-throw-error -- the point: a rejection that is no Error
-      if (n === 4) throw 'four';
-      return n * 10;
-    });
-    expect(results).toHaveLength(4);
-    expect(results[0]).toBe(10);
-    expect((results[1] as Error).message).toBe('two');
-    expect(results[2]).toBe(30);
-    expect(results[3]).toBeInstanceOf(Error);
-    expect((results[3] as Error).message).toBe('four');
-  });
-
-  it('answers an empty list without calling fn', async () => {
-    const fn = jest.fn();
-    await expect(mapSettled([], 8, fn)).resolves.toEqual([]);
-    expect(fn).not.toHaveBeenCalled();
   });
 });

@@ -1,6 +1,5 @@
 import { UpstreamError } from '../../src/errors/UpstreamError';
-import { Check } from '../../src/resolvers/Check';
-import { EmployeePage } from '../../src/resolvers/EmployeePage';
+import { Check, EmployeePage } from '../../src/resolvers';
 import { POS_SCHEMAS } from '../../src/upstreams/pos/dto';
 import { UpstreamRecord, type Deviation, type Shape } from '../../src/upstreams/record';
 import { checkRecord, employeeRecord, pageMeta } from '../support/fixtures';

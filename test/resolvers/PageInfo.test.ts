@@ -1,5 +1,5 @@
 import { UpstreamError } from '../../src/errors/UpstreamError';
-import { PageInfo } from '../../src/resolvers/PageInfo';
+import { PageInfo } from '../../src/resolvers';
 import { UpstreamRecord, type Deviation } from '../../src/upstreams/record';
 import { PaginationMeta } from '../../src/upstreams/schemas';
 import { pageMeta } from '../support/fixtures';

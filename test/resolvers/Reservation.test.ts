@@ -1,7 +1,6 @@
 import DataLoader from 'dataloader';
 import { UpstreamError } from '../../src/errors/UpstreamError';
-import { Reservation } from '../../src/resolvers/Reservation';
-import { ReservationPage } from '../../src/resolvers/ReservationPage';
+import { Reservation, ReservationPage } from '../../src/resolvers';
 import { UpstreamRecord, type Deviation } from '../../src/upstreams/record';
 import { ReservationEnvelope, ReservationList } from '../../src/upstreams/reservation/dto';
 import { pageMeta, reservationRecord } from '../support/fixtures';

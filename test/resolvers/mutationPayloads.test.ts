@@ -1,5 +1,4 @@
-import { OffDay } from '../../src/resolvers/OffDay';
-import { PaymentRequest } from '../../src/resolvers/PaymentRequest';
+import { OffDay, PaymentRequest } from '../../src/resolvers';
 import { resolveField } from '../support/resolvers';
 
 const CENTER = '3f2504e0-4f89-11d3-9a0c-0305e82c3301';

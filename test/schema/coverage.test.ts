@@ -1,8 +1,6 @@
 import { buildSchema, isInputObjectType, isObjectType, type GraphQLNamedType } from 'graphql';
 import { z } from 'zod';
-import { CreateOffDayArgs } from '../../src/inputs/offDay';
-import { UpdatePaymentRequestArgs } from '../../src/inputs/paymentRequest';
-import { CreateCalendarReservationArgs, CreateReservationArgs } from '../../src/inputs/reservation';
+import { CreateCalendarReservationArgs, CreateOffDayArgs, CreateReservationArgs, UpdatePaymentRequestArgs } from '../../src/inputs/reservation';
 import { resolvers } from '../../src/resolvers';
 import { loadTypeDefs, snakeCase } from '../../src/schema';
 import * as pos from '../../src/upstreams/pos/dto';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
-import { READ_MARKS_CHANNEL } from '../../src/upstreams/readMarks';
+import { READ_MARKS_CHANNEL } from '../../src/upstreams/sharedReads';
 import { reservationRecord } from '../support/fixtures';
 import { eventually, spawnGateway, type GatewayProcess } from '../support/gatewayProcess';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';

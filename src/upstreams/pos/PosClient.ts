@@ -1,5 +1,5 @@
 import type { ServiceCredentials } from '../../credentials';
-import { ScopedCaller, recordReader, uuidSegment, type CallScope, type ClientRequest, type UpstreamHttp, type UpstreamRequest } from '../http';
+import { ScopedCaller, recordReader, uuidSegment, type CallScope, type UpstreamHttp } from '../http';
 import { POS_REQUIRED_HEADERS, type PosTimestampUnit } from './assumptions';
 import { POS_SCHEMAS, type CheckRecord, type EmployeeListRecord } from './dto';
 
@@ -21,18 +21,14 @@ export class PosClient {
 
   /** The check as a record, read field by field; refused whole only when the body is no object or has no usable id. */
   async getCheck(id: string): Promise<CheckRecord> {
-    const path = `/checks/${uuidSegment(id, 'id')}`;
     const route = '/checks/:id';
-    return this.call({ method: 'GET', route, path, response: recordReader(this.schemas.Check, 'pos', route, this.scope) });
+    const path = `/checks/${uuidSegment(id, 'id')}`;
+    return this.caller.call(POS_REQUIRED_HEADERS, { method: 'GET', route, path, response: recordReader(this.schemas.Check, 'pos', route, this.scope) });
   }
 
   async listEmployees(args: { page: number; perPage: number }): Promise<EmployeeListRecord> {
-    const query = { page: args.page, per_page: args.perPage };
     const route = '/employees';
-    return this.call({ method: 'GET', route, path: route, query, response: recordReader(this.schemas.EmployeeList, 'pos', route, this.scope) });
-  }
-
-  private call<T>(req: ClientRequest<UpstreamRequest<T>>): Promise<T> {
-    return this.caller.call(POS_REQUIRED_HEADERS, req);
+    const query = { page: args.page, per_page: args.perPage };
+    return this.caller.call(POS_REQUIRED_HEADERS, { method: 'GET', route, path: route, query, response: recordReader(this.schemas.EmployeeList, 'pos', route, this.scope) });
   }
 }

@@ -3,10 +3,7 @@ import type { RecordOf } from '../record';
 import { PaginationMeta, dateString, int, moneyString, uuid } from '../schemas';
 import { blankWhenNotApplicable, paymentNames, posDateTime, type PosTimestampUnit } from './assumptions';
 
-/**
- * Zod schemas of POS response bodies (pos-service.md, "Resources and their fields"): the one declaration of each
- * record, read field by field (../record.ts). See ../schemas.ts for the policy and ./assumptions.ts for the readings.
- */
+/** POS response bodies (pos-service.md, "Resources and their fields"), read as ../schemas.ts and ./assumptions.ts say. */
 
 export const Named = z.object({ id: uuid, name: z.string() });
 
@@ -108,10 +105,7 @@ export const CheckOffer = z.object({
   value: z.string(),
 });
 
-/**
- * The records with `*_at` fields, which read as DateTimes in the unit of POS_TIMESTAMP_UNIT (./assumptions.ts), and
- * the records that hold them: one set per unit, made once.
- */
+/** The records with `*_at` fields (DateTimes in POS_TIMESTAMP_UNIT) and those holding them: one set per unit. */
 function timestamped(unit: PosTimestampUnit) {
   const at = posDateTime(unit);
   const Metafield = z.object({

@@ -4,9 +4,8 @@ import { PaginationMeta, int, uuid } from '../schemas';
 import { CALENDAR_RESPONSE_KEY, RESERVATION_READINGS, blankWhenUntied } from './assumptions';
 
 /**
- * Zod schemas of reservation-service bodies (reservation-service.md, "Resources and their fields").
- * Responses follow the policy in ../schemas.ts; request bodies are what we send, every field optional except
- * those the gateway's inputs require, because the document does not say which the service requires.
+ * Reservation-service bodies (reservation-service.md, "Resources and their fields"); responses read as ../schemas.ts
+ * says. Request bodies: every field optional but those our inputs require (the document does not say which are).
  */
 
 /** `YYYY-MM-DD HH:MM`, the service's request date form. */
@@ -70,9 +69,22 @@ export type ReservationRecord = RecordOf<typeof Reservation>;
 export type ReservationCustomerRecord = RecordOf<typeof ReservationCustomer>;
 export type ReservationListRecord = RecordOf<typeof ReservationList>;
 
-export const CreateReservationBody = z.object({
+/** The fields both reservation-creating bodies share. */
+const ReservationBodyBase = z.object({
   revenue_center_id: uuid,
   customer_id: uuid.optional(),
+  table_id: uuid.optional(),
+  guest_count: z.number().int().optional(),
+  date: upstreamLocalDateTime,
+  estimated_discharged_at: upstreamLocalDateTime.optional(),
+  note: z.string().optional(),
+  male_cover: z.number().int().optional(),
+  female_cover: z.number().int().optional(),
+  child_cover: z.number().int().optional(),
+  make_a_reservation: z.boolean().optional(),
+});
+
+export const CreateReservationBody = ReservationBodyBase.extend({
   customer: z
     .object({
       first_name: z.string(),
@@ -81,40 +93,20 @@ export const CreateReservationBody = z.object({
       email: z.string().optional(),
     })
     .optional(),
-  table_id: uuid.optional(),
   table_ids: z.array(uuid).optional(),
-  guest_count: z.number().int().optional(),
-  date: upstreamLocalDateTime,
-  estimated_discharged_at: upstreamLocalDateTime.optional(),
-  note: z.string().optional(),
-  male_cover: z.number().int().optional(),
-  female_cover: z.number().int().optional(),
-  child_cover: z.number().int().optional(),
-  make_a_reservation: z.boolean().optional(),
   is_draft: z.boolean().optional(),
 });
 export type CreateReservationBodyDto = z.infer<typeof CreateReservationBody>;
 
-export const CalendarReservationBody = z.object({
-  revenue_center_id: uuid,
-  table_id: uuid.optional(),
+export const CalendarReservationBody = ReservationBodyBase.extend({
   reservation_request_id: uuid.optional(),
-  customer_id: uuid.optional(),
-  date: upstreamLocalDateTime,
-  estimated_discharged_at: upstreamLocalDateTime.optional(),
-  note: z.string().optional(),
-  guest_count: z.number().int().optional(),
   arrival_state: z.number().int().optional(),
   occupied_seat_count: z.number().int().optional(),
   source_detail: z.string().optional(),
   is_dining: z.boolean().optional(),
   status: z.number().int().optional(),
-  female_cover: z.number().int().optional(),
-  male_cover: z.number().int().optional(),
-  child_cover: z.number().int().optional(),
   has_provision_confirmation: z.boolean().optional(),
   hotel_room_number: z.string().optional(),
-  make_a_reservation: z.boolean().optional(),
   transfer_status: z.boolean().optional(),
   allergen_or_intolerance: z.boolean().optional(),
   requires_payment_request: z.boolean().optional(),
