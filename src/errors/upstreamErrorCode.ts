@@ -92,7 +92,7 @@ export function safeUpstreamMessage(message: unknown): string | undefined {
   return trimmed;
 }
 
-/** Upstream field name → GraphQL input path, as src/inputs/upstreamFieldPaths.ts derives it from an input mapper. */
+/** Upstream field name → GraphQL input path, as `upstreamFieldPaths` (src/inputs/parse.ts) derives it. */
 type InputFieldPaths = ReadonlyMap<string, string>;
 
 /**
@@ -127,8 +127,9 @@ function renamed(message: string, fields: InputFieldPaths): { message: string; f
   if (names.length === 0) return { message };
   const seen = new Set<string>();
   let first: string | undefined;
-  const text = message.replace(new RegExp(`(?<![\\w.])(${names.join('|')})(?![\\w])`, 'g'), (name: string) => {
-    if (seen.has(name)) return name;
+  const text = message.replace(new RegExp(`(?<![\\w.])(${names.join('|')})(?![\\w])`, 'g'), (name: string, _: string, at: number) => {
+    // A plain-word name after an article is prose: "customer_id is not a customer of this store".
+    if (seen.has(name) || (/^[a-z]+$/.test(name) && /\b(?:a|an|the) $/i.test(message.slice(0, at)))) return name;
     seen.add(name);
     const path = fields.get(name)!;
     first ??= path;

@@ -13,6 +13,7 @@ describe('namedAfterInput', () => {
     ['estimated_discharged_at must not be before date', 'input.estimatedDischargedAt must not be before input.date', 'input.estimatedDischargedAt'],
     ['customer.first_name is required', 'input.customer.firstName is required', 'input.customer.firstName'],
     ['customer_id or customer is required', 'input.customerId or input.customer is required', 'input.customerId'],
+    ['customer_id is not a customer of this store', 'input.customerId is not a customer of this store', 'input.customerId'],
   ])('says "%s" in GraphQL names', (said, message, field) => {
     const named = namedAfterInput(refusal(said), FIELDS);
     expect(upstreamErrorMessage(named)).toBe(`The reservation service refused the request (HTTP 422): ${message}.`);
