@@ -2,14 +2,14 @@ import type { Config } from '../config';
 import { callerHash } from '../credentials';
 import { ErrorCode } from '../errors/codes';
 import { refusal, type GraphqlStep } from '../http/graphqlRoute';
-import type { ClientRecord } from '../http/requestRecord';
+import type { ClientRecord, KnownClient } from '../http/requestRecord';
 import { clientCostPolicy } from '../limits/costLimit';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { RedisConnection } from '../redis/connection';
 import { sha256Hex } from '../sha256';
 import { ClientBudgets, type QuotaState } from './budgets';
 import { ClientMetrics } from './clientMetrics';
-import { loadClientsFile, type ClientsDirectory, type KnownClient } from './clientsFile';
+import { loadClientsFile, type ClientsDirectory } from './clientsFile';
 
 type Header = (lowerName: string) => string | undefined;
 

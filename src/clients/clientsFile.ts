@@ -4,15 +4,9 @@ import { z } from 'zod';
 import { ConfigError } from '../config';
 import { codeOf, messageOf } from '../errors/errorFields';
 import { formatPath } from '../errors/fieldPath';
+import type { ClientPolicy, KnownClient } from '../http/requestRecord';
 
-type Audience = 'first-party' | 'partner' | 'anonymous';
-
-export interface KnownClient {
-  /** From the file; `anonymous` for callers that name no known client. Used in logs and metric labels. */
-  readonly name: string;
-  readonly audience: Audience;
-  readonly policy: Readonly<ClientPolicy>;
-}
+type Audience = KnownClient['audience'];
 
 /** The clients file, validated: partners by the SHA-256 (hex, lower case) of their key, first-party apps by name. */
 export type ClientsDirectory = ReturnType<typeof clientsDirectory>;
@@ -35,9 +29,7 @@ const PolicyOverrides = z
     introspectionAllowed: z.boolean(),
   })
   .partial()
-  .strict();
-/** What one client may do (docs/clients.md, "Client limits"). */
-type ClientPolicy = Required<z.infer<typeof PolicyOverrides>>;
+  .strict() satisfies z.ZodType<Partial<ClientPolicy>>;
 
 const ClientEntry = z
   .object({

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { KnownClient } from '../clients/clientsFile';
 import type { IdempotencyOutcome, OperationOutcome } from '../observability/metrics';
 import type { UpstreamCallRecord } from '../upstreams/http';
 
@@ -11,6 +10,23 @@ export interface OperationRecord {
   outcome: OperationOutcome;
   errorCodes: string[];
   durationMs: number;
+}
+
+/** What one client may do (docs/clients.md, "Client limits"), as src/clients/clientsFile.ts reads it. */
+export interface ClientPolicy {
+  requestsPerSecond: number;
+  burst: number;
+  upstreamCallsPerMinute: number;
+  maxCost: number;
+  trustedDocumentsOnly: boolean;
+  introspectionAllowed: boolean;
+}
+
+/** A client the clients file knows; `name` is `anonymous` for callers that name none (logs and metric labels). */
+export interface KnownClient {
+  readonly name: string;
+  readonly audience: 'first-party' | 'partner' | 'anonymous';
+  readonly policy: Readonly<ClientPolicy>;
 }
 
 /** Who called, as the clients file names them. */

@@ -1,7 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError, getVariableValues, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { ClientMetrics } from '../clients/clientMetrics';
-import type { KnownClient } from '../clients/clientsFile';
+import type { KnownClient } from '../http/requestRecord';
 import type { GatewayContext } from '../context';
 import type { RequestRecord } from '../http/requestRecord';
 import { ErrorCode } from '../errors/codes';
