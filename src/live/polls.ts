@@ -210,17 +210,23 @@ export class LivePolls {
   private async begin(poll: Poll): Promise<void> {
     const { coordinator } = this.options;
     if (coordinator) {
-      poll.coordinated = coordinator.join(poll.key, (event) => this.heard(poll, event)).catch((err: unknown) => {
-        // Redis away: this replica reads for its own subscribers until it is back.
-        this.options.logger.debug({ err }, 'live: Redis unavailable, polling locally');
-        return undefined;
-      });
+      poll.coordinated = coordinator.join(poll.key, (event) => this.heard(poll, event)).then(
+        (joined) => {
+          // The last event another replica kept is a newcomer's first, however late the join answers.
+          if (joined.stored && !joined.stored.final) this.heard(poll, joined.stored);
+          return joined;
+        },
+        (err: unknown) => {
+          // Redis away: this replica reads for its own subscribers until it is back.
+          this.options.logger.debug({ err }, 'live: Redis unavailable, polling locally');
+          return undefined;
+        },
+      );
       // Redis away or slow (its subscribe connection queues while disconnected): the first read does not wait
       // longer than a follower's tick, so a subscriber gets its first event at once either way.
       let waited: ReturnType<typeof setTimeout> | undefined;
-      const joined = await Promise.race([poll.coordinated, new Promise<undefined>((resolve) => (waited = setTimeout(() => resolve(undefined), coordinator.followerTickMs)))]);
+      await Promise.race([poll.coordinated, new Promise<undefined>((resolve) => (waited = setTimeout(() => resolve(undefined), coordinator.followerTickMs)))]);
       clearTimeout(waited);
-      if (joined?.stored && !joined.stored.final) this.heard(poll, joined.stored);
     }
     await this.tick(poll);
   }
