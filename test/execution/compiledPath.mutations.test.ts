@@ -7,7 +7,7 @@ import { startFaultProxy, type FaultProxy } from '../../src/sandbox/faultProxy';
 import { fencedBlocks, readDoc } from '../support/readme';
 import { startStack, type Stack } from '../support/stack';
 import { MANIFEST_PATH, byPersistedQuery, manifest } from '../trustedDocuments/support';
-import { ANONYMOUS, FRUGAL_KEY, TRUSTED_ONLY_CLIENT, clientsFile, comparedHeaders, countedMetrics, idsIn, maskNewIds, requestLog } from './differential';
+import { ANONYMOUS, FRUGAL_KEY, TRUSTED_ONLY_CLIENT, clientsFile, comparedHeaders, countedMetrics, idsIn, maskNewIds, requestLog, type Answer } from './differential';
 
 /**
  * Mutations through a gateway with COMPILED_PATH on and one with it off. The compiled executor never takes a mutation
@@ -158,13 +158,6 @@ function generate(): Generated[] {
     out.push({ name: `${name} trusted-only client`, body, headers: { ...venue, ...TRUSTED_ONLY }, fault: 'ok' });
   }
   return out;
-}
-
-interface Answer {
-  status: number;
-  headers: Array<[string, string]>;
-  text: string;
-  log: Record<string, unknown>;
 }
 
 describe('mutations through both executors, over generated requests', () => {

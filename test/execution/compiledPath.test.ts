@@ -6,7 +6,7 @@ import { SAMPLE } from '../../src/sandbox';
 import { LA_TERRAZZA, logLine, startStack, type Stack } from '../support/stack';
 import { startFaultyUpstream, type FaultMode, type FaultyUpstream } from '../support/faultyUpstream';
 import { MANIFEST_PATH, byPersistedQuery, manifest, operation } from '../trustedDocuments/support';
-import { ANONYMOUS, FRUGAL_KEY, TRUSTED_ONLY_CLIENT, clientsFile, comparedHeaders, countedMetrics, idsIn, maskNewIds, requestLog } from './differential';
+import { ANONYMOUS, FRUGAL_KEY, TRUSTED_ONLY_CLIENT, clientsFile, comparedHeaders, countedMetrics, idsIn, maskNewIds, requestLog, type Answer as DifferentialAnswer } from './differential';
 
 /**
  * The compiled path (src/execution/compiledPath.ts) answers exactly as Apollo does: the same requests go to a gateway
@@ -246,11 +246,7 @@ describe('the compiled path over generated requests', () => {
     return out;
   }
 
-  interface Answer {
-    status: number;
-    headers: Array<[string, string]>;
-    text: string;
-    log: Record<string, unknown>;
+  interface Answer extends DifferentialAnswer {
     /** The log line's `execution`, kept out of the comparison: it is what tells the two executors apart. */
     execution: unknown;
   }

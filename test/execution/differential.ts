@@ -89,3 +89,11 @@ export function comparedHeaders(headers: Headers): Array<[string, string]> {
 
 /** The UUIDs in `text`. */
 export const idsIn = (text: string): Set<string> => new Set(text.match(UUID) ?? []);
+
+/** One gateway's answer to a request, as the differential tests compare it. */
+export interface Answer {
+  status: number;
+  headers: Array<[string, string]>;
+  text: string;
+  log: Record<string, unknown>;
+}
