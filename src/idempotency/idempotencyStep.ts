@@ -43,6 +43,8 @@ export function idempotencyFromConfig(deps: { config: Config; logger: Logger; me
     store: deps.redis ? new RedisIdempotencyStore(deps.redis) : new MemoryIdempotencyStore({ maxBytes: settings.memoryMaxBytes, onEvict: () => metrics.observeIdempotency('evicted') }),
     logger: deps.logger,
     metrics,
+    // In memory, a response must fit the store's bound (lru-cache refuses a larger one): past half of it, the 422.
+    maxResponseBytes: deps.redis ? settings.maxResponseBytes : Math.min(settings.maxResponseBytes, settings.memoryMaxBytes / 2),
     leaseMs: config.requestTimeoutMs + LEASE_MARGIN_MS,
     maxLexicalTokens: config.limits.maxTokens,
   });

@@ -169,6 +169,34 @@ describe('idempotencyStep', () => {
   });
 });
 
+/** A response larger than the in-memory store's whole bound: lru-cache would refuse it, and a retry would run again. */
+describe('idempotencyStep with a small in-memory store', () => {
+  it('keeps a 422 in place of a response over half of IDEMPOTENCY_MEMORY_MAX_BYTES, so a repeat never runs again', async () => {
+    const stack = await startStack({ env: { IDEMPOTENCY_MEMORY_MAX_BYTES: '65536', MAX_ALIASES: '50' } });
+    try {
+      const notes = Array.from({ length: 40 }, (_, i) => `n${i}: note`).join(' ');
+      const query = `mutation Big($input: CreateReservationInput!) { createReservation(input: $input) { reservation { id ${notes} } } }`;
+      const input = { revenueCenterId: SAMPLE.laTerrazza.revenueCenterIds[0], date: '2099-12-24T19:30', guestCount: 2, customer: { firstName: 'Ada' }, note: 'n'.repeat(2000) };
+      const send = async () => {
+        const res = await fetch(`${stack.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...LA_TERRAZZA, 'Idempotency-Key': 'small-store-1' },
+          body: JSON.stringify({ query, variables: { input } }),
+        });
+        return { status: res.status, text: await res.text() };
+      };
+      const first = await send();
+      expect(first.status).toBe(200);
+      expect(first.text.length).toBeGreaterThan(65536);
+      const again = await send();
+      expect([again.status, (JSON.parse(again.text) as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.[0]?.extensions?.code]).toEqual([422, 'IDEMPOTENCY_KEY_REUSED']);
+      expect(stack.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+    } finally {
+      await stack.close();
+    }
+  });
+});
+
 /** A reservation service that refuses connections: the POST never goes out, so nothing may be kept. */
 describe('idempotencyStep with an unreachable upstream', () => {
   it('keeps nothing after a refused connection, so a retry with the key runs again', async () => {
