@@ -212,8 +212,9 @@ export class LivePolls {
     if (coordinator) {
       poll.coordinated = coordinator.join(poll.key, (event) => this.heard(poll, event)).then(
         (joined) => {
-          // The last event another replica kept is a newcomer's first, however late the join answers.
-          if (joined.stored && !joined.stored.final) this.heard(poll, joined.stored);
+          // The last event another replica kept is a newcomer's first, however late the join answers; never after
+          // an event this replica already sent (it may be newer).
+          if (joined.stored && !joined.stored.final && poll.last === undefined) this.heard(poll, joined.stored);
           return joined;
         },
         (err: unknown) => {
