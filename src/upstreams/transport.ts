@@ -77,6 +77,7 @@ const markWhenWritten: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (
 
 /** Undici codes and socket errnos of no answer in time; other failures without an answer are failed connections. */
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const CONNECTION_CODES = new Set(['UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'UND_ERR_DESTROYED', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /** One upstream's keep-alive pool with time budgets and a body size cap; redirects are never followed. */
 export class UpstreamTransport {
@@ -131,16 +132,21 @@ export class UpstreamTransport {
 export function transportError(service: ServiceName, err: unknown, signal: AbortSignal | undefined): UpstreamError {
   if (err instanceof UpstreamError) return err;
   if (signal?.aborted) return deadlineError(service);
-  // undici wraps socket errors one level deep.
-  const cause = typeof err === 'object' && err !== null && 'cause' in err ? err.cause : undefined;
-  const code = codeOf(err) ?? codeOf(cause);
+  const code = errorCode(err);
   if (nameOf(err) === 'AbortError' || (code !== undefined && TIMEOUT_CODES.has(code))) {
     return new UpstreamError(service, 'timeout', { cause: err });
   }
   if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
     return new UpstreamError(service, 'bad_response', { detail: 'the body is too large', cause: err });
   }
-  return new UpstreamError(service, 'unavailable', { detail: 'the connection failed', connectionFailed: true, cause: err });
+  const detail = code !== undefined && CONNECTION_CODES.has(code) ? 'the connection failed' : 'the call failed';
+  return new UpstreamError(service, 'unavailable', { detail, connectionFailed: true, cause: err });
+}
+
+/** The code of the error or of the nearest cause that has one (undici wraps socket errors in its own). */
+function errorCode(err: unknown, depth = 0): string | undefined {
+  if (typeof err !== 'object' || err === null || depth > 8) return undefined;
+  return codeOf(err) ?? ('cause' in err ? errorCode(err.cause, depth + 1) : undefined);
 }
 
 /** `?a=1&b=2` of the defined values, or nothing. */

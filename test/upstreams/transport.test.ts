@@ -40,6 +40,13 @@ describe('transportError', () => {
     expect(transportError('reservation', err, undefined)).toMatchObject({ failure: 'unavailable', connectionFailed: true });
   });
 
+  it('finds a code two causes deep, and says a connection failed only for a connection error', () => {
+    const nested = new Error('outer', { cause: new Error('middle', { cause: Object.assign(new Error('late'), { code: 'UND_ERR_HEADERS_TIMEOUT' }) }) });
+    expect(transportError('pos', nested, undefined)).toMatchObject({ failure: 'timeout' });
+    expect(transportError('pos', Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }), undefined)).toMatchObject({ detail: 'the connection failed' });
+    expect(transportError('pos', new TypeError('boom'), undefined)).toMatchObject({ failure: 'unavailable', detail: 'the call failed' });
+  });
+
   it("reports the request's own deadline, not the upstream, once the signal has fired", () => {
     expect(transportError('pos', new Error('aborted'), AbortSignal.abort())).toMatchObject({ failure: 'timeout', deadlineExceeded: true });
   });
