@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const SCRIPT = resolve(__dirname, '../../tools/setup/testDeps.sh');
+/** The Debian servers the tests start, besides chromium. */
+const SERVERS = ['redis-server', 'redis-sentinel', 'haproxy', 'nginx'];
 
 interface Run {
   code: number | null;
@@ -60,9 +62,9 @@ describe('tools/setup/testDeps.sh', () => {
   beforeEach(() => (machine = fakeMachine()));
   afterEach(() => machine.remove());
 
-  it('does nothing when redis-server and chromium are there', async () => {
+  it('does nothing when every server and chromium are there', async () => {
     machine.uid(1000);
-    machine.command('redis-server', '');
+    for (const tool of SERVERS) machine.command(tool, '');
     machine.command('apt-get', 'exit 0');
     writeFileSync(machine.chromium, '');
     chmodSync(machine.chromium, 0o755);
@@ -76,7 +78,7 @@ describe('tools/setup/testDeps.sh', () => {
     machine.command('apt-get', 'exit 0');
     const line = refusal(await machine.run());
     expect(line).toContain('not root');
-    expect(line).toMatch(/run {2}sudo apt-get update && sudo apt-get install -y redis-server chromium$/);
+    expect(line).toMatch(/run {2}sudo apt-get update && sudo apt-get install -y redis-server redis-sentinel haproxy nginx chromium$/);
     expect(machine.calls()).toEqual([]);
   });
 
@@ -93,7 +95,7 @@ describe('tools/setup/testDeps.sh', () => {
     machine.uid(0);
     const line = refusal(await machine.run());
     expect(line).toContain('no apt-get here');
-    expect(line).toMatch(/install -y redis-server chromium$/);
+    expect(line).toMatch(/install -y redis-server redis-sentinel haproxy nginx chromium$/);
   });
 
   it('stops with the command to run (no sudo as root) when apt-get fails', async () => {
@@ -101,13 +103,13 @@ describe('tools/setup/testDeps.sh', () => {
     machine.command('apt-get', 'exit 100');
     const line = refusal(await machine.run());
     expect(line).toContain('apt-get update failed');
-    expect(line).toMatch(/run {2}apt-get update && apt-get install -y redis-server chromium$/);
+    expect(line).toMatch(/run {2}apt-get update && apt-get install -y redis-server redis-sentinel haproxy nginx chromium$/);
   });
 
   it('installs only what is missing through password-less sudo, and checks it is there after', async () => {
     machine.uid(1000);
     machine.command('sudo', '[ "$1" = -n ] && shift; [ "$1" = true ] && exit 0; exec "$@"');
-    machine.command('redis-server', '');
+    for (const tool of SERVERS) machine.command(tool, '');
     // The fake install puts chromium where the tests look for it.
     machine.command('apt-get', `case "$*" in *install*) printf '' > '${machine.chromium}'; /bin/chmod +x '${machine.chromium}';; esac`);
     const run = await machine.run();
@@ -123,6 +125,6 @@ describe('tools/setup/testDeps.sh', () => {
     machine.command('apt-get', 'exit 0');
     const line = refusal(await machine.run());
     expect(line).toContain('not at');
-    expect(line).toMatch(/install -y redis-server chromium$/);
+    expect(line).toMatch(/install -y redis-server redis-sentinel haproxy nginx chromium$/);
   });
 });

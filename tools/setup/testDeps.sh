@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# What `npm test` needs beyond node_modules: Debian's redis-server (the Redis tests start a real one) and chromium
-# (the explorer's tests drive it headless; CHROMIUM_PATH names another binary). Installs whichever is missing with
+# What `npm test` needs beyond node_modules, from Debian's packages: redis-server and redis-sentinel (the Redis tests
+# start real ones, a failover included), haproxy (the load balancer of the failover test), nginx (a shared cache in
+# front of the gateway) and chromium (the explorer's tests drive it headless; CHROMIUM_PATH names another binary). Installs whichever is missing with
 # apt-get, as root or through password-less sudo. When it cannot, it stops within 10 s with one line naming the
 # command to run, so a run never starts only to fail dozens of tests.
 set -uo pipefail
 
 chromium="${CHROMIUM_PATH:-/usr/bin/chromium}"
 missing=()
-command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+for tool in redis-server redis-sentinel haproxy nginx; do
+  command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+done
 [ -x "$chromium" ] || missing+=(chromium)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
@@ -36,7 +39,10 @@ timeout 300 "${apt[@]}" update >/dev/null || refuse "apt-get update failed"
 timeout 900 "${apt[@]}" install -y "${missing[@]}" >/dev/null || refuse "apt-get install failed"
 
 still=()
-command -v redis-server >/dev/null 2>&1 || still+=(redis-server)
+for tool in "${missing[@]}"; do
+  [ "$tool" = chromium ] && continue
+  command -v "$tool" >/dev/null 2>&1 || still+=("$tool")
+done
 [ -x "$chromium" ] || still+=(chromium)
 if [ ${#still[@]} -gt 0 ]; then
   missing=("${still[@]}")
