@@ -4,7 +4,7 @@ import type { ExecutionResult, getVariableValues, OperationDefinitionNode } from
 import type { Config } from './config';
 import { ServiceCredentials } from './credentials';
 import type { ServiceName } from './errors/UpstreamError';
-import type { RequestRecord } from './http/requestRecord';
+import type { RequestRecord } from './pipeline/record';
 import { checkById } from './loaders/checkById';
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './observability/metrics';

@@ -1,6 +1,6 @@
 import { InMemoryLRUCache, type KeyValueCache, type KeyValueCacheSetOptions } from '@apollo/utils.keyvaluecache';
 import type Redis from 'ioredis';
-import { refusal, type GraphqlResponse, type GraphqlStep } from '../http/graphqlRoute';
+import { refusal, type GraphqlResponse, type GraphqlStep } from '../pipeline/types';
 import type { RedisConnection } from '../redis/connection';
 
 export interface PersistedQueryCacheOptions {

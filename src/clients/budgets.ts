@@ -1,6 +1,6 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RedisConnection } from '../redis/connection';
-import type { KnownClient } from '../http/requestRecord';
+import type { KnownClient } from '../pipeline/record';
 
 /** One quota as the RateLimit headers tell it: its policy and where the caller stands. */
 export interface QuotaState {

@@ -1,8 +1,8 @@
 import type { Config } from '../config';
 import { callerHash } from '../credentials';
 import { ErrorCode } from '../errors/codes';
-import { refusal, type GraphqlStep } from '../http/graphqlRoute';
-import type { ClientRecord, KnownClient } from '../http/requestRecord';
+import { refusal, type GraphqlStep } from '../pipeline/types';
+import type { ClientRecord, KnownClient } from '../pipeline/record';
 import { clientCostPolicy } from '../limits/costLimit';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { RedisConnection } from '../redis/connection';

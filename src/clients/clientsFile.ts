@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ConfigError } from '../config';
 import { codeOf, messageOf } from '../errors/errorFields';
 import { formatPath } from '../errors/fieldPath';
-import type { ClientPolicy, KnownClient } from '../http/requestRecord';
+import type { ClientPolicy, KnownClient } from '../pipeline/record';
 
 type Audience = KnownClient['audience'];
 

@@ -1,5 +1,5 @@
 import { getVariableValues } from 'graphql';
-import type { CompiledExecutor, GraphqlResponse } from '../http/graphqlRoute';
+import type { CompiledExecutor, GraphqlResponse } from '../pipeline/types';
 import { judgeCost, type ClientCostPolicy, type CostLimits } from '../limits/costLimit';
 import { estimateCost } from '../limits/costEstimate';
 import { upstreamCallCount } from '../upstreams/events';

@@ -1,67 +1,17 @@
 import { HeaderMap, type ApolloServer } from '@apollo/server';
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { QueryLimits } from '../config';
 import type { GatewayContext } from '../context';
 import { credentialSpellingConflict } from '../credentials';
 import { ErrorCode } from '../errors/codes';
 import type { Logger } from '../logger';
-import type { GatewayMetrics, OperationOutcome } from '../observability/metrics';
+import type { GatewayMetrics } from '../observability/metrics';
 import { endOperationSpan, withOperationSpan } from '../observability/tracing';
 import { oldestCachedAgeSeconds } from '../upstreams/events';
 import type { UpstreamCallRecord } from '../upstreams/http';
+import { createRequestRecord, recordLogFields, type OperationRecord, type RequestRecord } from '../pipeline/record';
+import { answerOutcome, refusal, type AnswerOutcome, type CompiledExecutor, type GraphqlPipeline, type GraphqlRequest, type GraphqlResponse, type GraphqlStep } from '../pipeline/types';
 import { apolloRequest, readOperationRequests, UnreadableRequestError, type ReadRequest } from './operationRequests';
-import { createRequestRecord, recordLogFields, type OperationRecord, type RequestRecord } from './requestRecord';
-import { errorBody, JSON_TYPE } from './send';
-
-/** One GraphQL HTTP request as the route's steps see it: method checked, operations read once, its record. */
-export interface GraphqlRequest {
-  readonly method: 'GET' | 'POST';
-  readonly url: URL;
-  /** A request header by lower-cased name (the first value when repeated). */
-  header: (lowerName: string) => string | undefined;
-  readonly incomingHeaders: IncomingHttpHeaders;
-  readonly read: ReadRequest;
-  /** The steps fill it and decide from it; the route writes it out once. */
-  readonly record: RequestRecord;
-  /** Built on first use, by whichever executor runs the request. */
-  context(): Promise<GatewayContext>;
-}
-
-/** How an answer written without executing an operation (a refusal, a replay) ended. */
-export interface AnswerOutcome {
-  outcome: OperationOutcome;
-  errorCodes: string[];
-}
-
-/** A complete answer, written by a step itself (a refusal, a replay) or by the steps after it. */
-export interface GraphqlResponse {
-  status: number;
-  headers: Map<string, string>;
-  body: string;
-  /** How an answer no executor wrote ended. */
-  readonly outcome?: AnswerOutcome;
-}
-
-/** A refusal: nothing executed, one error with its contract code. */
-export function refusal(status: number, code: string, message: string, headers: Record<string, string> = {}): GraphqlResponse {
-  return {
-    status,
-    headers: new Map([['content-type', JSON_TYPE], ...Object.entries(headers)]),
-    body: JSON.stringify(errorBody(message, code)),
-    outcome: { outcome: 'error', errorCodes: [code] },
-  };
-}
-
-/** An executor beside Apollo for the requests it can answer exactly as Apollo would. */
-export interface CompiledExecutor {
-  /** The answer, or undefined (at once, or once it has executed) to hand the request to Apollo. */
-  run(request: GraphqlRequest): Promise<GraphqlResponse | undefined> | undefined;
-  /** Sees each answer Apollo executed, to take over what Apollo decided (its content type for an accept header). */
-  learn(request: GraphqlRequest, response: GraphqlResponse): void;
-}
-
-/** A policy around execution (idempotency, client limits, …), composed as undici interceptors: answer, or call `next()`. */
-export type GraphqlStep = (request: GraphqlRequest, next: () => Promise<GraphqlResponse>) => Promise<GraphqlResponse>;
 
 export interface GraphqlRouteOptions {
   apollo: ApolloServer<GatewayContext>;
@@ -73,10 +23,21 @@ export interface GraphqlRouteOptions {
   steps?: readonly GraphqlStep[];
   /** Runs compiled operations without Apollo (src/execution/compiledPath.ts). Default: every request goes to Apollo. */
   compiled?: CompiledExecutor;
+  /**
+   * Writes an answer that is a stream (a subscription's events, an incremental answer's parts) in the wire format
+   * the request negotiated, and resolves when the stream has ended or the client left. Default: none (no executor
+   * answers with a stream).
+   */
+  writeStream?: (req: IncomingMessage, res: ServerResponse, response: GraphqlResponse, record: RequestRecord) => Promise<void>;
+}
+
+/** The HTTP route of `/graphql`, and the pipeline behind it that the other transports run too. */
+export interface GraphqlRoute extends GraphqlPipeline {
+  (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
 }
 
 /** `POST /graphql` and `GET /graphql`: read once, the steps, an executor; whatever happened, written out once. */
-export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> {
+export function graphqlRoute(options: GraphqlRouteOptions): GraphqlRoute {
   const { apollo, limits, logger, metrics } = options;
   const steps = options.steps ?? [];
 
@@ -100,6 +61,8 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
     if (request.record.operations.length > 0) options.compiled?.learn(request, response);
     return response;
   }
+
+  const writeStream = options.writeStream ?? (() => Promise.reject(new Error('an executor answered with a stream, and the route writes none')));
 
   const pipeline = steps.reduceRight<(request: GraphqlRequest) => Promise<GraphqlResponse>>(
     (next, step) => (request) => step(request, () => next(request)),
@@ -144,7 +107,7 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
     endOperationSpan(whole, batched ? 'graphql batch' : named && `${named.type} ${named.operationName ?? ''}`.trimEnd(), named);
   }
 
-  return async (req, res, url) => {
+  const route = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
     const record = createRequestRecord(firstHeader(req, 'x-request-id'));
     res.setHeader('x-request-id', record.requestId);
     let read: ReadRequest;
@@ -168,19 +131,14 @@ export function graphqlRoute(options: GraphqlRouteOptions): (req: IncomingMessag
     };
     const response = await withOperationSpan({ method: read.method, headers: req.headers }, async () => {
       const answered = await answer(request);
+      // A stream is recorded once it has ended, inside the request's span.
+      if (answered.stream) await writeStream(req, res, answered, record);
       finish(record, answered, read.batched);
       return answered;
     });
-    write(res, response, record);
+    if (!response.stream) write(res, response, record);
   };
-}
-
-/** How the request ended as a whole: a batch is an error when every operation failed, partial when some did. */
-export function answerOutcome(record: RequestRecord, response: Pick<GraphqlResponse, 'outcome'>): AnswerOutcome {
-  const ops = record.operations;
-  if (ops.length === 0) return response.outcome ?? { outcome: 'error', errorCodes: [ErrorCode.INTERNAL_SERVER_ERROR] };
-  const outcome = ops.every((op) => op.outcome === 'success') ? 'success' : ops.every((op) => op.outcome === 'error') ? 'error' : 'partial';
-  return { outcome, errorCodes: [...new Set(ops.flatMap((op) => op.errorCodes))] };
+  return Object.assign(route, { answer, finish });
 }
 
 function write(res: ServerResponse, response: GraphqlResponse, record: RequestRecord): void {

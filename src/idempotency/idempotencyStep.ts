@@ -5,7 +5,7 @@ import { callerHash } from '../credentials';
 import { ErrorCode } from '../errors/codes';
 import { messageOf } from '../errors/errorFields';
 import { rootFieldNames } from '../graphqlDocument';
-import { answerOutcome, refusal, type GraphqlRequest, type GraphqlResponse, type GraphqlStep } from '../http/graphqlRoute';
+import { answerOutcome, refusal, type GraphqlRequest, type GraphqlResponse, type GraphqlStep } from '../pipeline/types';
 import type { OperationRequest } from '../http/operationRequests';
 import type { Logger } from '../logger';
 import type { GatewayMetrics, IdempotencyOutcome } from '../observability/metrics';

@@ -1,9 +1,9 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError, getVariableValues, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { ClientMetrics } from '../clients/clientMetrics';
-import type { KnownClient } from '../http/requestRecord';
+import type { KnownClient } from '../pipeline/record';
 import type { GatewayContext } from '../context';
-import type { RequestRecord } from '../http/requestRecord';
+import type { RequestRecord } from '../pipeline/record';
 import { ErrorCode } from '../errors/codes';
 import { upstreamCallCount } from '../upstreams/events';
 import { actualCost, estimateCost, type CostEstimate, type ResolvedOperation } from './costEstimate';

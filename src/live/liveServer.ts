@@ -25,9 +25,9 @@ import type { Config } from '../config';
 import type { ContextRequest, GatewayContext } from '../context';
 import { callerHash, credentialSpellingConflict } from '../credentials';
 import { ErrorCode } from '../errors/codes';
-import type { GraphqlRequest, GraphqlResponse, GraphqlStep } from '../http/graphqlRoute';
+import type { GraphqlRequest, GraphqlResponse, GraphqlStep } from '../pipeline/types';
 import { operationsOfBody } from '../http/operationRequests';
-import { createRequestRecord, recordLogFields, type RequestRecord } from '../http/requestRecord';
+import { createRequestRecord, recordLogFields, type RequestRecord } from '../pipeline/record';
 import { canonicalJson } from '../idempotency/idempotencyStep';
 import { estimateCost } from '../limits/costEstimate';
 import { judgeCost, type ClientCostPolicy } from '../limits/costLimit';
@@ -200,7 +200,7 @@ export function liveServer(options: LiveServerOptions): { close(): Promise<void>
           // Never a credential: the client's name, the document's hash, and what the subscription cost.
           const { requestId } = ticket.record;
           const durationMs = Math.round(performance.now() - ticket.started);
-          logger.info({ requestId, operationName: ticket.operationName ?? null, durationMs, events, upstreamCalls, ...recordLogFields(ticket.record) }, 'live subscription ended');
+          logger.info({ ...recordLogFields(ticket.record), requestId, operationName: ticket.operationName ?? null, durationMs, events, upstreamCalls }, 'live subscription ended');
         });
         // Events carry errors already formatted (as HTTP answers them): onNext sends them as they are.
         return subscriber as AsyncIterable<FormattedExecutionResult> as AsyncIterable<ExecutionResult>;

@@ -1,7 +1,7 @@
 import type { DocumentNode } from 'graphql';
 import { Counter } from 'prom-client';
 import { persistedQueryNotFound } from '../apq/cache';
-import { refusal, type GraphqlStep } from '../http/graphqlRoute';
+import { refusal, type GraphqlStep } from '../pipeline/types';
 import { isWellFormedId, type OperationRequest } from '../http/operationRequests';
 import type { GatewayMetrics } from '../observability/metrics';
 import { sha256Hex } from '../sha256';

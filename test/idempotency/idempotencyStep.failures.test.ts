@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
-import type { GraphqlRequest, GraphqlResponse } from '../../src/http/graphqlRoute';
+import type { GraphqlRequest, GraphqlResponse } from '../../src/pipeline/types';
 import { operationsOfBody } from '../../src/http/operationRequests';
-import { createRequestRecord } from '../../src/http/requestRecord';
+import { createRequestRecord } from '../../src/pipeline/record';
 import { idempotencyStep } from '../../src/idempotency/idempotencyStep';
 import { IdempotencyStoreUnavailableError, MemoryIdempotencyStore, type IdempotencyStore } from '../../src/idempotency/store';
 import { createLogger } from '../../src/logger';

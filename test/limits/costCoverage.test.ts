@@ -3,7 +3,7 @@ import { isObjectType, type GraphQLSchema } from 'graphql';
 import { loadConfig } from '../../src/config';
 import { createContext } from '../../src/context';
 import { costDirectivesOf } from '../../src/limits/costDirectives';
-import { createRequestRecord } from '../../src/http/requestRecord';
+import { createRequestRecord } from '../../src/pipeline/record';
 import { createLogger } from '../../src/logger';
 import { resolvers } from '../../src/resolvers';
 import { buildExecutableSchema, loadTypeDefs } from '../../src/schema';

@@ -7,7 +7,7 @@ import { createPersistedQueryCache } from '../../src/apq/cache';
 import { loadConfig } from '../../src/config';
 import type { GatewayContext } from '../../src/context';
 import { createLogger } from '../../src/logger';
-import { createRequestRecord } from '../../src/http/requestRecord';
+import { createRequestRecord } from '../../src/pipeline/record';
 import { createGateway } from '../../src/server';
 import { sha256Hex } from '../../src/sha256';
 import { prepareDocuments, readManifests, TrustedDocumentsError } from '../../src/trustedDocuments/manifest';

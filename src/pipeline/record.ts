@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { IdempotencyOutcome, OperationOutcome } from '../observability/metrics';
 import type { UpstreamCallRecord } from '../upstreams/http';
 
+/** How the request reached the gateway: one answer over HTTP, or a stream over WebSocket, SSE or multipart HTTP. */
+export type Transport = 'http' | 'ws' | 'sse' | 'multipart';
+
 /** How one operation of the request ended. */
 export interface OperationRecord {
   operationName: string | null;
@@ -59,6 +62,8 @@ export interface RequestRecord {
   cost?: { readonly cost: number; readonly upstreamCalls: number };
   /** Set when the compiled executor ran the request. */
   execution?: 'compiled';
+  /** Set when the answer is a stream: how it was carried, and the results sent on it. */
+  stream?: { transport: Exclude<Transport, 'http'>; events: number };
   /** Every upstream call made for this HTTP request (all operations of a batch). */
   readonly upstreamCalls: UpstreamCallRecord[];
   /** The operations executed (Apollo's or the compiled executor's), in the order they ended. */
@@ -75,7 +80,7 @@ export function createRequestRecord(requestIdHeader: string | undefined): Reques
 }
 
 /** The request's log fields besides the outcome (pino leaves out those undefined). */
-export function recordLogFields({ client, document, idempotency, cost, execution }: RequestRecord): Record<string, string | undefined> {
+export function recordLogFields({ client, document, idempotency, cost, execution, stream }: RequestRecord): Record<string, string | number | undefined> {
   return {
     client: client?.name,
     clientAudience: client?.audience,
@@ -88,5 +93,7 @@ export function recordLogFields({ client, document, idempotency, cost, execution
     estimatedUpstreamCalls: cost && String(cost.upstreamCalls),
     actualUpstreamCalls: client?.actualUpstreamCalls?.toString(),
     execution,
+    transport: stream?.transport,
+    events: stream?.events,
   };
 }
