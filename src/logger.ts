@@ -28,18 +28,19 @@ const HEADER_PARENTS = [
 /** Spelled out rather than `*.headers`: a wildcard makes pino's redaction walk every key of every line. */
 export const REDACT_PATHS: string[] = SECRET_HEADERS.flatMap((h) => HEADER_PARENTS.map((parent) => `${parent}headers["${h}"]`));
 
-/** `pretty`: human-readable lines (npm run dev); `destination`: where JSON lines go instead of standard output. */
-export function createLogger(options: { level: string; pretty?: boolean; destination?: pino.DestinationStream }): Logger {
+/**
+ * `destination`: where the JSON lines go instead of standard output (`npm run dev` passes one that makes them
+ * readable, src/sandbox/devLog.ts).
+ */
+export function createLogger(options: { level: string; destination?: pino.DestinationStream }): Logger {
   const settings: pino.LoggerOptions = {
     level: options.level,
     base: { service: 'tablegraph' },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     // Inside a traced request, every line carries its trace and span ids.
     mixin: activeTraceIds,
-    ...(options.pretty ? { transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' } } } : {}),
   };
   if (options.destination) return pino(settings, options.destination);
-  if (options.pretty) return pino(settings);
   // Synchronous writes: with pino's asynchronous default a line could land after `stopped`, or be lost in a crash.
   return pino(settings, pino.destination({ dest: 1, sync: true }));
 }

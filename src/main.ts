@@ -6,6 +6,7 @@ import nodeModule from 'node:module';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config';
+import type { DestinationStream } from 'pino';
 import { createLogger, type Logger } from './logger';
 import { startTracing, type Tracing } from './observability/tracing';
 import { createGateway, type Gateway, type GatewayDeps } from './server';
@@ -15,8 +16,8 @@ import { messageOf } from './errors/errorFields';
 const CLEANUP_GRACE_MS = 10_000;
 
 /** Listens before the gateway has started, so `/healthz` answers at once and `/readyz` says 503 until it can serve. */
-export async function runGateway(config: Config, options: { pretty?: boolean; explorer?: GatewayDeps['explorer'] } = {}): Promise<Gateway> {
-  const logger = createLogger({ level: config.logLevel, pretty: options.pretty });
+export async function runGateway(config: Config, options: { logDestination?: DestinationStream; explorer?: GatewayDeps['explorer'] } = {}): Promise<Gateway> {
+  const logger = createLogger({ level: config.logLevel, ...(options.logDestination ? { destination: options.logDestination } : {}) });
   for (const warning of config.warnings) logger.warn(warning);
   const tracing = startTracing(config.tracing);
   const gateway = createGateway({ config, logger, explorer: options.explorer });

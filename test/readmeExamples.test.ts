@@ -1,14 +1,13 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { Kind, parse } from 'graphql';
+import { parse, print } from 'graphql';
 import { DAY_QUERY } from '../src/http/explorer';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox';
 import { eventually, ROOT, spawnGateway, type GatewayProcess } from './support/gatewayProcess';
 import { freePort } from './support/net';
-import { fencedBlocks, readDoc, README, type FencedBlock } from './support/readme';
+import { curlRequests, fencedBlocks, readDoc, README, type FencedBlock } from './support/readme';
 
-const VENUES: Record<string, Record<string, string>> = { 'La Terrazza': SANDBOX_CREDENTIALS.laTerrazza, 'Bistro Nord': SANDBOX_CREDENTIALS.bistroNord };
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 
 /** The files whose examples must run against `npm run dev`: a few in the README, the rest for the front-end teams. */
@@ -20,52 +19,35 @@ interface DocBlock extends FencedBlock {
 }
 
 const blocks: DocBlock[] = EXAMPLE_DOCS.flatMap((doc) => fencedBlocks(readDoc(doc)).map((b) => ({ ...b, doc })));
+const curlExamples = blocks.filter((b) => b.lang === 'sh' && /\bcurl\b/.test(b.text));
+const name = (b: DocBlock) => `${b.doc} line ${b.line}`;
+/** What the example says its output holds (`# answers: …` lines); without any, a GraphQL answer with every root field. */
+const answersOf = (b: DocBlock) => [...b.text.matchAll(/^# answers: (.+)$/gm)].map((m) => m[1].trim());
 
 /** A credential header's name as the gateway takes it in either spelling (`Employee-Token`, `EMPLOYEE_TOKEN`). */
 function byHeaderName(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase().replace(/-/g, '_'), value]));
+  return Object.fromEntries(Object.entries(headers).map(([n, value]) => [n.toLowerCase().replace(/-/g, '_'), value]));
 }
 
-/** A GraphQL example: the document, and what its `# variables:`, `# headers:` and `# answers:` lines say. */
-interface GraphqlExample {
-  name: string;
-  document: string;
-  variablesText: string | undefined;
-  venue: string;
-  answers: string | undefined;
+const CREDENTIAL_NAMES = new Set(Object.keys(byHeaderName(SANDBOX_CREDENTIALS.laTerrazza)));
+
+/** The sample venue whose credentials a request carries, when every credential header it sends is that venue's. */
+function venueOf(headers: Record<string, string>): string | undefined {
+  const sent = Object.entries(byHeaderName(headers)).filter(([n]) => CREDENTIAL_NAMES.has(n));
+  const venues = Object.entries(SANDBOX_CREDENTIALS).filter(([, credentials]) => sent.every(([n, v]) => byHeaderName(credentials)[n] === v));
+  return sent.length > 0 && venues.length === 1 ? venues[0][0] : undefined;
 }
 
-function graphqlExample(block: DocBlock): GraphqlExample {
-  const lines = block.text.split('\n');
-  const directive = (name: string) => lines.find((l) => l.startsWith(`# ${name}:`))?.slice(name.length + 3).trim();
-  const start = lines.findIndex((l) => l.startsWith('# variables:'));
-  let variablesText: string | undefined;
-  if (start >= 0) {
-    // A long variables object continues on the following comment lines.
-    const rest = lines.slice(start + 1).filter((l) => l.startsWith('#') && !/^# \w+:/.test(l));
-    variablesText = [lines[start].slice('# variables:'.length), ...rest.map((l) => l.slice(1))].join(' ');
-  }
-  return {
-    name: `${block.doc} line ${block.line}`,
-    document: lines.filter((l) => !l.startsWith('#')).join('\n'),
-    variablesText,
-    venue: directive('headers') ?? 'La Terrazza',
-    answers: directive('answers'),
-  };
-}
-
-const graphqlExamples = blocks.filter((b) => b.lang === 'graphql').map(graphqlExample);
-const curlExamples = blocks.filter((b) => b.lang === 'sh' && /^curl /m.test(b.text));
-
-function run(command: string): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs a snippet with bash, as a reader's terminal would, with the environment it says to set (BUSY_DATE). */
+function run(command: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('bash', ['-c', command], { timeout: 15_000 }, (error, stdout, stderr) => {
+    execFile('bash', ['-c', command], { timeout: 15_000, env: { PATH: process.env.PATH ?? '', ...env } }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
     });
   });
 }
 
-/** The examples of the README and docs/clients.md, run as written against `npm run dev` (only the port differs, and BUSY_DATE is the banner's). */
+/** The examples of the README and docs/clients.md, run as written with curl against `npm run dev` (only the port differs). */
 describe('README and docs/clients.md, Example operations', () => {
   let dev: GatewayProcess;
   let port: number;
@@ -77,14 +59,20 @@ describe('README and docs/clients.md, Example operations', () => {
     dev = spawnGateway(join('src', 'sandbox', 'dev.ts'), { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' });
     if (!(await eventually(() => dev.stdout().includes('Try:'), 20_000))) throw new Error(`npm run dev printed no banner:\n${dev.stdout()}\n${dev.stderr()}`);
     banner = dev.stdout();
-    busyDate = /BUSY_DATE\s+(\d{4}-\d{2}-\d{2})/.exec(banner)?.[1] ?? '';
+    busyDate = /export BUSY_DATE=(\d{4}-\d{2}-\d{2})/.exec(banner)?.[1] ?? '';
   }, 30_000);
   afterAll(() => dev?.kill());
 
-  it('has GraphQL and curl examples to run', () => {
-    expect(graphqlExamples.length).toBeGreaterThanOrEqual(5);
-    expect(curlExamples.length).toBeGreaterThanOrEqual(2);
+  it('has curl examples to run, on a machine with curl', async () => {
+    expect(curlExamples.length).toBeGreaterThanOrEqual(12);
     expect(busyDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect((await run('curl --version', {})).code).toBe(0);
+  });
+
+  it('sets BUSY_DATE with the line npm run dev prints', () => {
+    const setting = blocks.find((b) => b.lang === 'sh' && /^export BUSY_DATE=/m.test(b.text));
+    expect(setting?.text).toMatch(/^export BUSY_DATE=\d{4}-\d{2}-\d{2}\s/);
+    expect(banner).toContain(`export BUSY_DATE=${busyDate}`);
   });
 
   it('shows both venues\' headers as the sandbox takes them', () => {
@@ -92,9 +80,23 @@ describe('README and docs/clients.md, Example operations', () => {
     expect(shown).toEqual([byHeaderName(SANDBOX_CREDENTIALS.laTerrazza), byHeaderName(SANDBOX_CREDENTIALS.bistroNord)]);
   });
 
-  it('starts with the day query the explorer pre-fills', () => {
-    expect(graphqlExamples[0].document.trim()).toBe(DAY_QUERY.trim());
-    expect(graphqlExamples[0].variablesText).toContain('$BUSY_DATE');
+  it('spells out one sample venue\'s headers in every request it sends', () => {
+    const requests = curlExamples.flatMap((b) => {
+      try {
+        return curlRequests(b.text, { BUSY_DATE: busyDate }).map((r) => ({ example: name(b), venue: venueOf(r.headers) }));
+      } catch {
+        return []; // a command with `$(…)` is only run, never read
+      }
+    });
+    expect(requests.length).toBeGreaterThanOrEqual(curlExamples.length - 2);
+    expect(requests.filter((r) => r.venue === undefined)).toEqual([]);
+  });
+
+  it('starts docs/clients.md with the day query the explorer pre-fills, for BUSY_DATE', () => {
+    const [first] = curlRequests(curlExamples.find((b) => b.doc === 'docs/clients.md')!.text, { BUSY_DATE: busyDate });
+    const body = JSON.parse(first.body!) as { query: string; variables: { date: string } };
+    expect(print(parse(body.query))).toBe(print(parse(DAY_QUERY)));
+    expect(body.variables).toEqual({ date: busyDate });
   });
 
   it('names only ids that npm run dev prints', () => {
@@ -104,27 +106,14 @@ describe('README and docs/clients.md, Example operations', () => {
     expect({ notPrinted: named.filter((id) => !printed.has(id)), banner }).toEqual({ notPrinted: [], banner });
   });
 
-  it.each(graphqlExamples.map((e) => [e.name, e] as const))('runs the GraphQL example at %s', async (_name, example) => {
-    const operations = parse(example.document).definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
-    expect(operations).toHaveLength(1);
-    const variables = example.variablesText === undefined ? undefined : (JSON.parse(example.variablesText.replace(/\$BUSY_DATE/g, busyDate)) as unknown);
-    const res = await fetch(`http://127.0.0.1:${port}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...VENUES[example.venue] },
-      body: JSON.stringify({ query: example.document, variables }),
-    });
-    const body = (await res.json()) as { data?: Record<string, unknown> | null; errors?: Array<{ extensions?: { code?: string } }> };
-    if (example.answers) {
-      expect(body.errors?.map((e) => e.extensions?.code)).toEqual([example.answers]);
-    } else {
-      expect({ status: res.status, errors: body.errors }).toEqual({ status: 200, errors: undefined });
-      expect(Object.values(body.data ?? {}).every((value) => value !== null)).toBe(true);
-    }
-  });
-
-  it.each(curlExamples.map((b) => [`${b.doc} line ${b.line}`, b] as const))('runs the curl example at %s', async (_name, block) => {
-    const result = await run(block.text.replace(/localhost:4000/g, `localhost:${port}`));
+  it.each(curlExamples.map((b) => [name(b), b] as const))('runs the curl example at %s', async (_name, block) => {
+    const result = await run(block.text.replace(/localhost:4000/g, `localhost:${port}`), { BUSY_DATE: busyDate });
     expect({ code: result.code, stderr: result.code === 0 ? '' : result.stderr }).toEqual({ code: 0, stderr: '' });
+    const answers = answersOf(block);
+    if (answers.length > 0) {
+      for (const answer of answers) expect({ answer, stdout: result.stdout.includes(answer) ? 'contains it' : result.stdout }).toEqual({ answer, stdout: 'contains it' });
+      return;
+    }
     const body = JSON.parse(result.stdout) as { data?: Record<string, unknown>; errors?: unknown };
     expect(body.errors).toBeUndefined();
     expect(Object.values(body.data ?? {}).length).toBeGreaterThan(0);

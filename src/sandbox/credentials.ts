@@ -54,3 +54,12 @@ export function tenantByApiKey(headers: IncomingHttpHeaders): TenantKey | undefi
 export function tenantByPosToken(headers: IncomingHttpHeaders): TenantKey | undefined {
   return tenantMatching(headers, ['Pos-Access-Token']);
 }
+
+/**
+ * The partner of the sandbox's clients file (src/sandbox/clients.yaml, which holds only its SHA-256), with small
+ * limits so that its `RateLimit` headers and a 429 are easy to see; `npm run dev` prints it.
+ */
+export const SANDBOX_PARTNER = { name: 'demo-partner', key: 'sandbox-partner-key-demo' } as const;
+
+/** The first-party app of the sandbox's clients file: what Apollo Client sends as `apollographql-client-name`. */
+export const SANDBOX_FIRST_PARTY_APP = 'web';

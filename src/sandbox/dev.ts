@@ -2,7 +2,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { loadConfig } from '../config';
 import { runGateway } from '../main';
-import { devBanner, sandboxExplorer } from './devGuide';
+import { devBanner, SAMPLE_CLIENTS_FILE, sandboxExplorer } from './devGuide';
+import { devLogDestination } from './devLog';
 import { startSandbox } from './index';
 
 /**
@@ -21,14 +22,16 @@ async function main(): Promise<void> {
     SHUTDOWN_DELAY_MS: '0',
     // The repo's own operations are trusted documents, so the apps can be tried by id (docs/clients.md, Trusted documents).
     TRUSTED_DOCUMENTS: join(__dirname, '..', '..', 'operations', 'generated', 'persisted-query-manifest.json'),
+    // A partner with small limits, a first-party app and room for anonymous callers (the explorer): src/sandbox/clients.yaml.
+    CLIENTS_FILE: SAMPLE_CLIENTS_FILE,
     ...process.env,
     RESERVATION_BASE_URL: sandbox.reservationUrl,
     POS_BASE_URL: sandbox.posUrl,
   });
-  const gateway = await runGateway(config, { pretty: true, explorer: sandboxExplorer(sandbox.state) });
+  const gateway = await runGateway(config, { logDestination: devLogDestination({ level: config.logLevel }), explorer: sandboxExplorer(sandbox.state) });
   const { port } = gateway.server.address() as AddressInfo;
   const shown = config.host === '0.0.0.0' ? 'localhost' : config.host;
-  process.stdout.write(devBanner({ explorerUrl: `http://${shown}:${port}/graphql`, reservationUrl: sandbox.reservationUrl, posUrl: sandbox.posUrl, state: sandbox.state }));
+  process.stdout.write(devBanner({ explorerUrl: `http://${shown}:${port}/graphql`, reservationUrl: sandbox.reservationUrl, posUrl: sandbox.posUrl, state: sandbox.state, clientsFile: config.clients.file }));
 }
 
 main().catch((err: unknown) => {

@@ -1,5 +1,7 @@
+import { join } from 'node:path';
+import { loadClientsFile } from '../clients/clientsFile';
 import type { ExplorerOptions } from '../http/explorer';
-import { SANDBOX_CREDENTIALS } from './credentials';
+import { SANDBOX_CREDENTIALS, SANDBOX_FIRST_PARTY_APP, SANDBOX_PARTNER } from './credentials';
 import { SAMPLE } from './data';
 import type { SandboxState } from './records';
 
@@ -41,7 +43,24 @@ export function sampleValues(state: SandboxState): Array<[label: string, value: 
   ];
 }
 
-export function devBanner(options: { explorerUrl: string; reservationUrl: string; posUrl: string; state: SandboxState }): string {
+/** The sample clients file `npm run dev` loads unless CLIENTS_FILE names another. */
+export const SAMPLE_CLIENTS_FILE = join(__dirname, 'clients.yaml');
+
+/** Who may call, as the banner says it: the sample file's partner key and limits, or the path of the file in use. */
+function clientLines(file: string | undefined): string[] {
+  if (file === undefined) return ['  Clients: no CLIENTS_FILE, every caller is served without limits.', ''];
+  if (file !== SAMPLE_CLIENTS_FILE) return [`  Clients: ${file}`, ''];
+  const partner = loadClientsFile(file).all.find((c) => c.name === SANDBOX_PARTNER.name);
+  const limits = partner ? ` (${partner.policy.requestsPerSecond} request/s, burst ${partner.policy.burst}, ${partner.policy.upstreamCallsPerMinute} upstream calls/min)` : '';
+  return [
+    '  Clients (src/sandbox/clients.yaml; docs/clients.md, "Client limits"): the explorer and callers naming no client are anonymous;',
+    `    partner "${SANDBOX_PARTNER.name}"${limits}:  X-Api-Key: ${SANDBOX_PARTNER.key}`,
+    `    first-party app (trusted documents by id only):  apollographql-client-name: ${SANDBOX_FIRST_PARTY_APP}`,
+    '',
+  ];
+}
+
+export function devBanner(options: { explorerUrl: string; reservationUrl: string; posUrl: string; state: SandboxState; clientsFile?: string }): string {
   const indent = (text: string) => text.replace(/^/gm, '    ');
   const values = sampleValues(options.state);
   const width = Math.max(...values.map(([label]) => label.length));
@@ -59,6 +78,9 @@ export function devBanner(options: { explorerUrl: string; reservationUrl: string
     '',
     '  Sample values (the ids are the same on every start; the date moves with the clock):',
     ...values.map(([label, value]) => `    ${label.padEnd(width)}  ${value}`),
+    '',
+    ...clientLines(options.clientsFile),
+    `  For the examples of docs/clients.md:  export BUSY_DATE=${SAMPLE.laTerrazza.busyDate(options.state)}`,
     '',
     `  Try:  query { reservations(date: "${SAMPLE.laTerrazza.busyDate(options.state)}") { nodes { id date guestCount customer { firstName } check { alias summary { totalAmount } } } } }`,
     '',

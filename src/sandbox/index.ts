@@ -95,5 +95,6 @@ function closeServer(server: Server): Promise<void> {
 }
 
 export { SANDBOX_CREDENTIALS, SAMPLE, createSampleState };
+export { SANDBOX_FIRST_PARTY_APP, SANDBOX_PARTNER } from './credentials';
 export type { SandboxState, RecordedRequest };
 export type { LaTerrazzaSample, VenueSample } from './data';

@@ -2,10 +2,27 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { ConfigSchema, loadConfig } from '../../src/config';
+import { startSandbox, SAMPLE, SANDBOX_CREDENTIALS, type Sandbox } from '../../src/sandbox';
+import { spawnGateway, type GatewayProcess } from '../support/gatewayProcess';
+import { freePort } from '../support/net';
 import { startStack, type Stack } from '../support/stack';
 
 const DEPLOY = join(__dirname, '..', '..', 'deploy');
 const REDIS_COMPONENT = join(DEPLOY, 'components', 'redis');
+const INGRESS_COMPONENT = join(DEPLOY, 'components', 'ingress-nginx');
+const ROOT = join(DEPLOY, '..');
+
+/** The runtime stage of the Dockerfile: its WORKDIR and the repository folders it copies from the build stage (by their path in the image). */
+function imageLayout(): { workdir: string; copied: Array<{ from: string; to: string }> } {
+  const lines = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').replace(/\\\n/g, ' ').split('\n').map((l) => l.trim());
+  const runtime = lines.slice(lines.map((l) => /^FROM /i.test(l)).lastIndexOf(true));
+  const workdir = runtime.find((l) => /^WORKDIR /i.test(l))!.split(/\s+/)[1];
+  const copied = runtime
+    .filter((l) => /^COPY --from=\w+ /i.test(l))
+    .map((l) => l.split(/\s+/).slice(2))
+    .map(([from, to]) => ({ from: from.replace(/^\/app\//, ''), to: join(workdir, to) }));
+  return { workdir, copied };
+}
 
 interface Manifest {
   file: string;
@@ -125,6 +142,96 @@ describe('deploy/ (Kubernetes manifests)', () => {
     expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
     // The autoscaler owns the replica count; a fixed one would fight it on every apply.
     expect(deployment.spec.replicas).toBeUndefined();
+  });
+
+  it('trusts the manifest the image carries: TRUSTED_DOCUMENTS names a file the runtime stage copies from the build', () => {
+    const paths = configMap.data!.TRUSTED_DOCUMENTS.split(',');
+    expect(paths.length).toBeGreaterThan(0);
+    const { copied } = imageLayout();
+    for (const path of paths) {
+      const copy = copied.find((c) => path.startsWith(`${c.to}/`));
+      expect({ path, copiedBy: copy && 'COPY --from=build' }).toEqual({ path, copiedBy: 'COPY --from=build' });
+      // The same file in the repository (codegen writes it; the build stage runs codegen again).
+      expect(existsSync(join(ROOT, copy!.from, path.slice(copy!.to.length + 1)))).toBe(true);
+    }
+    expect(loadConfig(podEnv).trustedDocuments.mode).not.toBe('off');
+  });
+
+  describe('a gateway started with the ConfigMap\'s environment, the sandbox as its upstreams', () => {
+    let sandbox: Sandbox;
+    let gateway: GatewayProcess;
+    let url: string;
+    beforeAll(async () => {
+      sandbox = await startSandbox();
+      const { workdir } = imageLayout();
+      const port = await freePort();
+      url = `http://127.0.0.1:${port}`;
+      gateway = spawnGateway(join('src', 'main.ts'), {
+        ...configMap.data,
+        // The image's paths, mapped to the repository.
+        TRUSTED_DOCUMENTS: configMap.data!.TRUSTED_DOCUMENTS.split(',').map((p) => join(ROOT, p.slice(workdir.length + 1))).join(','),
+        RESERVATION_BASE_URL: sandbox.reservationUrl,
+        POS_BASE_URL: sandbox.posUrl,
+        // One process here; the pods take REDIS_URL from their Secret.
+        SINGLE_REPLICA: 'true',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+      });
+      await gateway.waitForLog('gateway ready', 20_000);
+    }, 30_000);
+    afterAll(async () => {
+      gateway?.kill();
+      await sandbox?.close();
+    });
+
+    it('serves a day view by its trusted id, as the apps send it', async () => {
+      const manifest = JSON.parse(readFileSync(join(ROOT, 'operations', 'generated', 'persisted-query-manifest.json'), 'utf8')) as { operations: Array<{ id: string; name: string }> };
+      const dayView = manifest.operations.find((o) => o.name === 'DayView')!;
+      const res = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...SANDBOX_CREDENTIALS.laTerrazza },
+        body: JSON.stringify({ variables: { date: SAMPLE.laTerrazza.busyDate(sandbox.state) }, extensions: { persistedQuery: { version: 1, sha256Hash: dayView.id } } }),
+      });
+      const body = (await res.json()) as { data?: { reservations: { nodes: unknown[] } }; errors?: unknown };
+      expect({ status: res.status, errors: body.errors }).toEqual({ status: 200, errors: undefined });
+      expect(body.data!.reservations.nodes).toHaveLength(SAMPLE.laTerrazza.busyDateReservationCount);
+      const line = gateway.logs().find((l) => l.msg === 'graphql request');
+      expect(line).toMatchObject({ operationName: 'DayView', document: 'trusted', documentHash: dayView.id });
+    });
+  });
+
+  describe('components/ingress-nginx (an Ingress for ingress-nginx)', () => {
+    const component = parseAllDocuments(readFileSync(join(INGRESS_COMPONENT, 'kustomization.yaml'), 'utf8'))[0].toJS() as { kind: string; resources: string[] };
+    const [ingress] = loadManifests(INGRESS_COMPONENT);
+    const annotations = ingress.metadata.annotations ?? {};
+    const text = readFileSync(join(INGRESS_COMPONENT, 'kustomization.yaml'), 'utf8');
+
+    it('is a kustomize Component of one Ingress, named in the base kustomization', () => {
+      expect(component.kind).toBe('Component');
+      expect(component.resources).toEqual([ingress.file]);
+      expect(ingress.kind).toBe('Ingress');
+      expect(readFileSync(join(DEPLOY, 'kustomization.yaml'), 'utf8')).toMatch(/^#\s+- components\/ingress-nginx\b/m);
+    });
+
+    it('sends /graphql to the gateway\'s Service, by a port the Service has', () => {
+      const service = one('Service');
+      expect(ingress.spec.ingressClassName).toBe('nginx');
+      const [path] = ingress.spec.rules[0].http.paths;
+      expect(path.path).toBe('/graphql');
+      expect(path.backend.service.name).toBe(service.metadata.name);
+      expect(service.spec.ports.map((p: { name: string }) => p.name)).toContain(path.backend.service.port.name);
+    });
+
+    it('keeps quiet sockets and streams open well past the 12 s ping, and passes streamed parts unbuffered', () => {
+      for (const name of ['proxy-read-timeout', 'proxy-send-timeout']) expect(Number(annotations[`nginx.ingress.kubernetes.io/${name}`])).toBeGreaterThanOrEqual(60);
+      expect(annotations['nginx.ingress.kubernetes.io/proxy-buffering']).toBe('off');
+    });
+
+    it('explains that underscore headers are a setting of the controller\'s ConfigMap, not an annotation', () => {
+      expect(Object.keys(annotations).filter((a) => /underscore/.test(a))).toEqual([]);
+      expect(text).toContain('enable-underscores-in-headers: "true"');
+      expect(text).toMatch(/controller's ConfigMap/);
+    });
   });
 
   describe('components/redis (a Redis in the cluster)', () => {

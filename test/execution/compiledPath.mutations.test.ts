@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OperationTypeNode, getOperationAST, parse, print } from 'graphql';
-import { SAMPLE, SANDBOX_CREDENTIALS } from '../../src/sandbox';
+import { SAMPLE, SANDBOX_CREDENTIALS, createSampleState } from '../../src/sandbox';
 import { startFaultProxy, type FaultProxy } from '../../src/sandbox/faultProxy';
-import { fencedBlocks, readDoc } from '../support/readme';
+import { curlRequests, fencedBlocks, readDoc } from '../support/readme';
 import { startStack, type Stack } from '../support/stack';
 import { MANIFEST_PATH, byPersistedQuery, manifest } from '../trustedDocuments/support';
 import { ANONYMOUS, FRUGAL_KEY, TRUSTED_ONLY_CLIENT, clientsFile, comparedHeaders, countedMetrics, idsIn, maskNewIds, requestLog, type Answer } from './differential';
@@ -43,7 +43,6 @@ function setFault(side: Side, fault: Fault): void {
 }
 
 const LT = SAMPLE.laTerrazza;
-const VENUES: Record<string, Record<string, string>> = { 'La Terrazza': SANDBOX_CREDENTIALS.laTerrazza, 'Bistro Nord': SANDBOX_CREDENTIALS.bistroNord };
 
 /** A venue-local instant no other request books: the nth minute of an evening in 2099. */
 const slot = (n: number, time = true): string => {
@@ -138,16 +137,17 @@ function generate(): Generated[] {
       out.push({ name: `${op.name} ${form} trusted-only client, upstream status500`, body: body(valid()), headers: TRUSTED_ONLY, fault: 'status500' });
     }
   }
-  // The docs' examples as they are written (text; their venue from `# headers:`), under each fault and client.
-  const examples = ['README.md', 'docs/clients.md'].flatMap((doc) => fencedBlocks(readDoc(doc)).filter((b) => b.lang === 'graphql').map((b) => ({ ...b, doc })));
+  // The docs' examples as they are written (their curl commands, read as curl sends them), under each fault and client.
+  const examples = ['README.md', 'docs/clients.md'].flatMap((doc) =>
+    fencedBlocks(readDoc(doc))
+      .filter((b) => b.lang === 'sh' && /\bcurl\b/.test(b.text) && !b.text.includes('$('))
+      .flatMap((b) => curlRequests(b.text, { BUSY_DATE: SAMPLE.laTerrazza.busyDate(createSampleState()) }).map((request) => ({ ...b, doc, request }))),
+  );
   for (const block of examples) {
-    const lines = block.text.split('\n');
-    const query = lines.filter((l) => !l.startsWith('#')).join('\n');
-    if (getOperationAST(parse(query))?.operation !== OperationTypeNode.MUTATION) continue;
-    const variablesAt = lines.findIndex((l) => l.startsWith('# variables:'));
-    const variablesText = [lines[variablesAt]?.slice('# variables:'.length), ...lines.slice(variablesAt + 1).filter((l) => /^#\s{2,}/.test(l)).map((l) => l.slice(1))].join(' ');
-    const body = { query, variables: variablesAt < 0 ? undefined : (JSON.parse(variablesText) as unknown) };
-    const venue = VENUES[lines.find((l) => l.startsWith('# headers:'))?.slice('# headers:'.length).trim() ?? 'La Terrazza'];
+    if (block.request.method !== 'POST' || block.request.body === undefined) continue;
+    const body = JSON.parse(block.request.body) as { query?: string; variables?: unknown };
+    if (body.query === undefined || getOperationAST(parse(body.query))?.operation !== OperationTypeNode.MUTATION) continue;
+    const venue = Object.fromEntries(Object.entries(block.request.headers).filter(([header]) => header.toLowerCase() !== 'content-type'));
     const name = `${block.doc} line ${block.line}`;
     for (const fault of FAULTS) {
       out.push({ name: `${name} upstream ${fault}`, body, headers: venue, fault });

@@ -1,5 +1,5 @@
 import { ApolloClient, ApolloLink, HttpLink, InMemoryCache, gql } from '@apollo/client';
-import { createPersistedQueryLink } from '@apollo/client/link/persisted-queries';
+import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
 import { generatePersistedQueryIdsFromManifest } from '@apollo/persisted-query-lists';
 import { BookDocument, DayViewDocument, StaffListDocument } from '../../operations/generated/graphql';
 import { SAMPLE } from '../../src/sandbox';
@@ -17,7 +17,7 @@ function client(stack: Stack, sent: Array<Record<string, unknown>>, persisted: b
       return fetch(input, init);
     },
   });
-  const link = persisted ? ApolloLink.from([createPersistedQueryLink(generatePersistedQueryIdsFromManifest({ loadManifest: () => manifest() })), http]) : http;
+  const link = persisted ? ApolloLink.from([new PersistedQueryLink(generatePersistedQueryIdsFromManifest({ loadManifest: () => manifest() })), http]) : http;
   return new ApolloClient({ cache: new InMemoryCache(), link });
 }
 

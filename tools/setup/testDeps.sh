@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # What `npm test` needs beyond node_modules, from Debian's packages: redis-server and redis-sentinel (the Redis tests
 # start real ones, a failover included), haproxy (the load balancer of the failover test), nginx (a shared cache in
-# front of the gateway) and chromium (the explorer's tests drive it headless; CHROMIUM_PATH names another binary). Installs whichever is missing with
+# front of the gateway), curl (the docs' examples are curl commands, run as written; Debian's minimal images lack it)
+# and chromium (the explorer's tests drive it headless; CHROMIUM_PATH names another binary). Installs whichever is missing with
 # apt-get, as root or through password-less sudo. When it cannot, it stops within 10 s with one line naming the
 # command to run, so a run never starts only to fail dozens of tests.
 set -uo pipefail
 
 chromium="${CHROMIUM_PATH:-/usr/bin/chromium}"
 missing=()
-for tool in redis-server redis-sentinel haproxy nginx; do
+for tool in redis-server redis-sentinel haproxy nginx curl; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
 [ -x "$chromium" ] || missing+=(chromium)

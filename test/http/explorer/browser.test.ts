@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { APOLLO_SANDBOX_SCRIPT, DAY_QUERY } from '../../../src/http/explorer';
-import { sandboxExplorer } from '../../../src/sandbox/devGuide';
+import { SAMPLE_CLIENTS_FILE, sandboxExplorer } from '../../../src/sandbox/devGuide';
 import { SAMPLE, SANDBOX_CREDENTIALS } from '../../../src/sandbox';
 import { launchOfflineBrowser, type OfflineBrowser } from '../../support/browser';
 import { startStack, type Stack } from '../../support/stack';
@@ -17,7 +17,8 @@ describe('explorer in a browser', () => {
   beforeAll(async () => {
     // The browser first: without chromium this fails at once, with no stack left open.
     browser = await launchOfflineBrowser();
-    stack = await startStack({ explorer: (sandbox) => sandboxExplorer(sandbox.state) });
+    // As npm run dev runs it: with the sample clients file, whose anonymous policy serves the explorer.
+    stack = await startStack({ env: { CLIENTS_FILE: SAMPLE_CLIENTS_FILE }, explorer: (sandbox) => sandboxExplorer(sandbox.state) });
     page = await browser.context.newPage();
     page.on('request', (request) => void requested.push(request.url()));
   }, 30_000);
@@ -48,6 +49,9 @@ describe('explorer in a browser', () => {
     expect(shown).toContain(`"totalCount": ${SAMPLE.laTerrazza.busyDateReservationCount}`);
     expect(shown).toContain(expected.body.data!.reservations.nodes[0].id);
     expect(shown).not.toContain('"errors"');
+    // Served under the clients file's anonymous policy, introspection included.
+    const clients = stack.logs.filter((l) => l.includes('"graphql request"')).map((l) => (JSON.parse(l) as { client?: string }).client);
+    expect(new Set(clients)).toEqual(new Set(['anonymous']));
   }, 30_000);
 
   it('asks nothing of the outside but Apollo Sandbox\'s script: no fonts, no telemetry', () => {
