@@ -10,6 +10,8 @@ declare module 'autocannon' {
     pipelining?: number;
     /** Responses whose body differs count as mismatches. */
     expectBody?: string;
+    /** Called once for each connection as it is set up. */
+    setupClient?: (client: { setHeaders(headers: Record<string, string>): void }) => void;
   }
   interface Histogram {
     average: number;

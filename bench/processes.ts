@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 /** A server under test, in a process of its own. */
 export interface Target {
-  name: 'gateway' | 'baseline';
+  name: 'gateway' | 'baseline' | 'mercurius';
   /** What the report calls it: its name, or a variant (S4's sides). */
   label: string;
   url: string;
