@@ -7,6 +7,8 @@ declare module 'autocannon' {
     body?: string;
     connections?: number;
     duration?: number;
+    /** Stop after this many requests (instead of a duration). */
+    amount?: number;
     pipelining?: number;
     /** Responses whose body differs count as mismatches. */
     expectBody?: string;
