@@ -139,12 +139,19 @@ export function ledgerOf(profile: Profile, requests: number): Ledger {
   };
 }
 
-export function formatLedger(ledger: Ledger): string {
-  const lines = ['| stage | µs per request | share |', '|---|---:|---:|'];
+/**
+ * The ledger as a table. The profiler samples wall time: on a shared machine a thread waiting for a core is sampled
+ * in whatever it was running, so the sampled total overstates CPU. With `cpuUsPerRequest` (the process's CPU time per
+ * request from /proc, all threads), each stage's share of the sampled time is also shown as CPU µs: share × that.
+ */
+export function formatLedger(ledger: Ledger, cpuUsPerRequest?: number): string {
+  const cpu = cpuUsPerRequest !== undefined;
+  const lines = [`| stage | share of samples |${cpu ? ' CPU µs per request |' : ''} sampled µs per request |`, `|---|---:|${cpu ? '---:|' : ''}---:|`];
   for (const { stage, usPerRequest } of ledger.stages) {
-    lines.push(`| ${stage} | ${usPerRequest.toFixed(1)} | ${((100 * usPerRequest) / ledger.totalUsPerRequest).toFixed(1)} % |`);
+    const share = usPerRequest / ledger.totalUsPerRequest;
+    lines.push(`| ${stage} | ${(100 * share).toFixed(1)} % |${cpu ? ` ${(share * cpuUsPerRequest).toFixed(0)} |` : ''} ${usPerRequest.toFixed(0)} |`);
   }
-  lines.push(`| **total (main thread, sampled)** | **${ledger.totalUsPerRequest.toFixed(1)}** | 100 % |`);
+  lines.push(`| **total** | 100 % |${cpu ? ` **${cpuUsPerRequest.toFixed(0)}** (/proc) |` : ''} ${ledger.totalUsPerRequest.toFixed(0)} (main thread, sampled) |`);
   return lines.join('\n');
 }
 
@@ -189,7 +196,7 @@ async function run(): Promise<void> {
     log(`S1d on ${target}${extra && Object.keys(extra).length ? ` with ${JSON.stringify(extra)}` : ''}: ${warmup} + ${requests} requests, ${connections} connections, each its own credentials`);
     log(`measured part: ${(requests / seconds).toFixed(0)} req/s under the profiler, process CPU (/proc) ${((1000 * cpuMs) / requests).toFixed(0)} µs per request`);
     log(`profile: ${join(profiles, file)}\n`);
-    log(formatLedger(ledger));
+    log(formatLedger(ledger, (1000 * cpuMs) / requests));
   } finally {
     if (server) await stopProcess(server.process);
     await stopProcess(upstreams.process);
