@@ -19,7 +19,7 @@ import type { UpstreamPair } from './upstreams';
  * Each stage's time is divided by the requests the process served. Beside it, the process's CPU time from /proc over
  * the measured requests (the profile sees only the main thread: GC helpers and libuv threads are not in it).
  *
- * `node dist/bench/ledger.js <file.cpuprofile> <requests>` buckets a profile made otherwise.
+ * `node dist/bench/ledger.js <file.cpuprofile> <requests> [CPU µs per request]` buckets a profile made otherwise.
  * BENCH_LEDGER_TARGET=mercurius measures the reference the same way; BENCH_LEDGER_ENV='LOG_LEVEL=warn,…' switches
  * gateway settings (a stage off, to check its line by difference).
  */
@@ -225,9 +225,9 @@ function log(line: string): void {
 }
 
 function main(): Promise<void> {
-  const [file, requests] = process.argv.slice(2);
+  const [file, requests, cpuUs] = process.argv.slice(2);
   if (file) {
-    log(formatLedger(ledgerOf(JSON.parse(readFileSync(file, 'utf8')) as Profile, Number(requests))));
+    log(formatLedger(ledgerOf(JSON.parse(readFileSync(file, 'utf8')) as Profile, Number(requests)), cpuUs === undefined ? undefined : Number(cpuUs)));
     return Promise.resolve();
   }
   return run();
