@@ -170,7 +170,7 @@ async function run(): Promise<void> {
   const profiles = mkdtempSync(join(tmpdir(), 'tablegraph-ledger-'));
   process.env.BENCH_CPU_PROF = profiles;
   const pair = upstreams.addresses.fast;
-  const extra = Object.fromEntries((process.env.BENCH_LEDGER_ENV ?? '').split(',').filter(Boolean).map((kv) => kv.split('=') as [string, string]));
+  const extra = Object.fromEntries((process.env.BENCH_LEDGER_ENV ?? '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
   const env: Record<string, string> =
     target === 'gateway'
       ? { NODE_ENV: 'production', SINGLE_REPLICA: 'true', RESERVATION_BASE_URL: pair.reservationUrl, POS_BASE_URL: pair.posUrl, SHUTDOWN_DELAY_MS: '0', TRUSTED_DOCUMENTS: manifest, SERVER_MAX_REQUESTS_PER_SOCKET: '0', ...extra }
