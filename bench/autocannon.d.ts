@@ -7,9 +7,13 @@ declare module 'autocannon' {
     body?: string;
     connections?: number;
     duration?: number;
+    /** Stop after this many requests (instead of a duration). */
+    amount?: number;
     pipelining?: number;
     /** Responses whose body differs count as mismatches. */
     expectBody?: string;
+    /** Called once for each connection as it is set up. */
+    setupClient?: (client: { setHeaders(headers: Record<string, string>): void }) => void;
   }
   interface Histogram {
     average: number;

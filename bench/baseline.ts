@@ -113,13 +113,15 @@ export function createBaseline(options: BaselineOptions): Baseline {
   };
 }
 
+/** The hand mappings below are the upstream records in the contract's field names; the Mercurius reference reuses them. */
+
 /** POS integer timestamps (seconds) in the contract's DateTime form. */
 const ts = (v: number | null): string | null => (v === null ? null : `${new Date(v * 1000).toISOString().slice(0, 19)}+00:00`);
 const named = (n: NamedDto | null) => n && { id: n.id, name: n.name };
 const tax = (t: TaxDto | null) => t && { id: t.id, rate: t.rate, name: t.name };
 const metafield = (m: MetafieldDto) => ({ id: m.id, key: m.key, value: m.value, valueType: m.value_type, updatedAt: ts(m.updated_at) });
 
-function mapCheck(c: CheckDto): Json {
+export function mapCheck(c: CheckDto): Json {
   const e: EmployeeDto | null = c.employee;
   const cu: CustomerDto | null = c.customer;
   const sc = c.check_service_charge;
@@ -174,7 +176,7 @@ function mapCheck(c: CheckDto): Json {
   };
 }
 
-function mapReservation(r: ReservationDto): Json {
+export function mapReservation(r: ReservationDto): Json {
   const cu = r.customer;
   return {
     id: r.id, type: r.type, status: r.status, date: r.date, estimatedDischargedAt: r.estimated_discharged_at, dischargedAt: r.discharged_at,

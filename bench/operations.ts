@@ -38,8 +38,11 @@ const RESERVATION_FIELDS = `
   tableNames customer { id firstName lastName nickname isAnonym primaryPhoneNumber typeName } reservationPayment
   publicUrl isDraft`;
 
-/** S1id is S1 sent by its trusted-document id (no query text), for the by-id figure beside S1's. */
-export type ScenarioName = 'S1' | 'S1id' | 'S2' | 'S3';
+/**
+ * S1id is S1 sent by its trusted-document id (no query text), for the by-id figure beside S1's. S1d and S2d are S1
+ * and S2 with each connection sending its own credentials (`bench/scenarios.ts`), so nothing is shared between them.
+ */
+export type ScenarioName = 'S1' | 'S1id' | 'S1d' | 'S2' | 'S2d' | 'S3';
 
 export interface BenchOperation {
   operationName: string;
@@ -49,18 +52,22 @@ export interface BenchOperation {
 /** The operation names are what the baseline dispatches on. */
 const S1: BenchOperation = { operationName: 'BenchCheck', query: `query BenchCheck($id: ID!) { check(id: $id) { ${CHECK_SELECTION} } }` };
 
-export const OPERATIONS: Record<ScenarioName, BenchOperation> = {
-  S1,
-  S1id: S1,
-  S2: {
-    operationName: 'BenchDay',
-    query: `query BenchDay($date: Date!) {
+const S2: BenchOperation = {
+  operationName: 'BenchDay',
+  query: `query BenchDay($date: Date!) {
       reservations(date: $date, perPage: 50) {
         pageInfo { totalCount currentPage perPage totalPages hasNextPage }
         nodes { ${RESERVATION_FIELDS} check { ${CHECK_SELECTION} } }
       }
     }`,
-  },
+};
+
+export const OPERATIONS: Record<ScenarioName, BenchOperation> = {
+  S1,
+  S1id: S1,
+  S1d: S1,
+  S2,
+  S2d: S2,
   S3: {
     operationName: 'BenchBook',
     query: `mutation BenchBook($input: CreateReservationInput!) { createReservation(input: $input) { reservation { ${RESERVATION_FIELDS} } } }`,

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 /** A server under test, in a process of its own. */
 export interface Target {
-  name: 'gateway' | 'baseline';
+  name: 'gateway' | 'baseline' | 'mercurius';
   /** What the report calls it: its name, or a variant (S4's sides). */
   label: string;
   url: string;
@@ -41,13 +41,16 @@ export async function startTarget(name: Target['name'], args: readonly string[],
   const started = performance.now();
   // BENCH_CPU_PROF=<dir>: each process writes a V8 CPU profile there when it exits (see bench/cpuprofile.ts).
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [];
+  // Standard output is a pipe that a process of its own drains, as a log collector would: synchronous log writes
+  // cost what they cost in production (to /dev/null they would be nearly free). Not the harness: its event loop runs
+  // autocannon, and a pipe it is too busy to read would stall the server's writes on the load generator.
+  const collector = spawn('cat', [], { stdio: ['pipe', 'ignore', 'ignore'] });
   const child = spawn(process.execPath, [...profile, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port), HOST: '127.0.0.1' },
-    // Standard output is a pipe the harness drains, as a log collector would: synchronous log writes cost what
-    // they cost in production (to /dev/null they would be nearly free).
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', collector.stdin, 'pipe'],
   });
-  child.stdout?.resume();
+  // The server holds the pipe now; the collector reads to its end, when the server exits.
+  collector.stdin.destroy();
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const url = `http://127.0.0.1:${port}`;

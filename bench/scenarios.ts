@@ -1,6 +1,7 @@
 import { SAMPLE, SANDBOX_CREDENTIALS, type SandboxState } from '../src/sandbox';
 import { addDays } from '../src/sandbox/venueTime';
 import { requestBody, type ScenarioName } from './operations';
+import { connectionCredential } from './upstreams';
 
 /** What autocannon (and the equality check) sends for one scenario: the same request to the gateway and the baseline. */
 export interface ScenarioRequest {
@@ -24,7 +25,9 @@ export function scenarioRequest(scenario: ScenarioName, state: SandboxState): Sc
   const variables: Record<ScenarioName, Record<string, unknown>> = {
     S1: { id: venue.openCheckId },
     S1id: { id: venue.openCheckId },
+    S1d: { id: venue.openCheckId },
     S2: { date: venue.busyDate(state) },
+    S2d: { date: venue.busyDate(state) },
     S3: {
       input: {
         revenueCenterId: venue.revenueCenterIds[0],
@@ -40,4 +43,16 @@ export function scenarioRequest(scenario: ScenarioName, state: SandboxState): Sc
     headers: { 'content-type': 'application/json', ...SANDBOX_CREDENTIALS.laTerrazza },
     body: requestBody(scenario, variables[scenario]),
   };
+}
+
+/** The scenarios where each connection sends credentials of its own, so no in-flight join or kept answer applies. */
+export const OWN_CREDENTIALS: ReadonlySet<ScenarioName> = new Set(['S1d', 'S2d']);
+
+/** The credential headers S1d and S2d send on connection `n` (La Terrazza's, made this connection's own). */
+export function connectionHeaders(request: ScenarioRequest, n: number): Record<string, string> {
+  const headers = { ...request.headers };
+  for (const name of ['Pos-Access-Token', 'Reservation-Access-Token']) {
+    if (headers[name] !== undefined) headers[name] = connectionCredential(headers[name], n);
+  }
+  return headers;
 }

@@ -32,6 +32,8 @@ export interface CallCounts {
   pos: number;
   /** Calls by the sample venue whose token they carried (S4 tells one venue's screens from the others). */
   byVenue: Record<string, number>;
+  /** Distinct credential values the calls carried (S1d and S2d: one per connection, so nothing could be shared). */
+  credentials: number;
 }
 
 export interface BenchUpstreamsOptions {
@@ -53,9 +55,22 @@ interface Answer {
 /** The headers that decide what the sandbox answers: the credentials, and the body's type. */
 const FORWARDED = ['reservation-access-token', 'authorization', 'employee_token', 'store_pin_code', 'slug_name', 'pos-access-token', 'content-type'];
 
+/**
+ * S1d and S2d: each connection sends its venue's credentials with a suffix of its own (`connectionCredential`), so
+ * the server under test sees a distinct caller per connection and can share nothing between them. The upstreams
+ * read the venue's credential under it and answer its records, the same bytes as for the bare credential.
+ */
+const CONNECTION_SUFFIX = /\.c\d+$/;
+
+/** A venue's credential value as connection `n` of S1d or S2d sends it. */
+export function connectionCredential(value: string, n: number): string {
+  return `${value}.c${n}`;
+}
+
 export async function startBenchUpstreams(options: BenchUpstreamsOptions): Promise<BenchUpstreams> {
   const sandbox = await startSandbox({ now: options.now, recordRequests: false });
-  const counts: CallCounts = { reservation: 0, pos: 0, byVenue: {} };
+  const counts: CallCounts = { reservation: 0, pos: 0, byVenue: {}, credentials: 0 };
+  const credentialsSeen = new Set<string>();
   const slowDelayMs = options.slowDelayMs ?? 20;
   const pools = { reservation: new Pool(sandbox.reservationUrl), pos: new Pool(sandbox.posUrl) };
   const caches = { reservation: new Map<string, Promise<Answer>>(), pos: new Map<string, Promise<Answer>>() };
@@ -64,10 +79,16 @@ export async function startBenchUpstreams(options: BenchUpstreamsOptions): Promi
     createServer((req, res) => {
       if (req.url === CONTROL_PATH) return sendControl(req, res);
       counts[service] += 1;
-      const venue = (service === 'pos' ? tenantByPosToken(req.headers) : tenantByReservationToken(req.headers)) ?? 'none';
+      const token = req.headers[service === 'pos' ? 'pos-access-token' : 'reservation-access-token'];
+      if (typeof token === 'string' && !credentialsSeen.has(token)) {
+        credentialsSeen.add(token);
+        counts.credentials = credentialsSeen.size;
+      }
+      const headers = venueHeaders(req);
+      const venue = (service === 'pos' ? tenantByPosToken(headers) : tenantByReservationToken(headers)) ?? 'none';
       counts.byVenue[venue] = (counts.byVenue[venue] ?? 0) + 1;
       readBody(req)
-        .then((body) => answerOf(caches[service], pools[service], req, body))
+        .then((body) => answerOf(caches[service], pools[service], req, headers, body))
         .then((answer) => (delayMs > 0 ? setTimeout(send, delayMs, res, answer) : send(res, answer)))
         .catch(() => res.destroy());
     });
@@ -78,8 +99,9 @@ export async function startBenchUpstreams(options: BenchUpstreamsOptions): Promi
   }
 
   function reset(): void {
-    counts.reservation = counts.pos = 0;
+    counts.reservation = counts.pos = counts.credentials = 0;
     counts.byVenue = {};
+    credentialsSeen.clear();
   }
 
   const servers = [front('reservation', 0), front('pos', 0), front('reservation', slowDelayMs), front('pos', slowDelayMs)];
@@ -98,13 +120,18 @@ export async function startBenchUpstreams(options: BenchUpstreamsOptions): Promi
   };
 }
 
-/** Reads are keyed by path and credentials; writes by path and credentials alone, so every write gets one answer. */
-function answerOf(cache: Map<string, Promise<Answer>>, pool: Pool, req: IncomingMessage, body: Buffer): Promise<Answer> {
+/** The headers the sandbox decides on, each credential read as its venue's (a connection's suffix dropped). */
+function venueHeaders(req: IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const name of FORWARDED) {
     const value = req.headers[name];
-    if (typeof value === 'string') headers[name] = value;
+    if (typeof value === 'string') headers[name] = value.replace(CONNECTION_SUFFIX, '');
   }
+  return headers;
+}
+
+/** Reads are keyed by path and credentials; writes by path and credentials alone, so every write gets one answer. */
+function answerOf(cache: Map<string, Promise<Answer>>, pool: Pool, req: IncomingMessage, headers: Record<string, string>, body: Buffer): Promise<Answer> {
   const key = `${req.method} ${req.url} ${JSON.stringify(headers)}`;
   let answer = cache.get(key);
   if (!answer) {

@@ -72,8 +72,12 @@ export function createContext(deps: ContextDeps, request: ContextRequest): Gatew
   };
   const reservation = new ReservationClient(deps.upstreams.reservation, ServiceCredentials.from('reservation', request.header), scope);
   const pos = new PosClient(deps.upstreams.pos, ServiceCredentials.from('pos', request.header), scope, deps.config.posTimestampUnit);
+  let logger: Logger | undefined;
   return {
-    logger: deps.logger.child({ requestId }),
+    // Made when a resolver first logs: most requests never do, and a child logger serialises its bindings.
+    get logger() {
+      return (logger ??= deps.logger.child({ requestId }));
+    },
     requestId,
     reservation,
     pos,

@@ -140,6 +140,11 @@ const w3c = new W3CTraceContextPropagator();
  */
 export function requestTraceHeaders(header: (lowerName: string) => string | undefined): Record<string, string> {
   if (tracingOn) return {};
+  // Most requests come without one: the new trace's header as the propagator would write it (unsampled, no state).
+  if (header('traceparent') === undefined) {
+    const root = newTrace();
+    return { traceparent: `00-${root.traceId}-${root.spanId}-00` };
+  }
   const client = w3c.extract(ROOT_CONTEXT, undefined, { get: (_carrier, key) => header(key), keys: () => [] });
   const sent = trace.getSpanContext(client) ? client : trace.setSpanContext(ROOT_CONTEXT, newTrace());
   const headers: Record<string, string> = {};
@@ -153,9 +158,23 @@ export function requestTraceHeaders(header: (lowerName: string) => string | unde
 
 /** A new unsampled trace's root: random trace-id and parent-id, neither all zeros. */
 function newTrace(): SpanContext {
-  const id = randomBytes(24).toString('hex');
+  const id = randomHex(24);
   const root = { traceId: id.slice(0, 32), spanId: id.slice(32), traceFlags: TraceFlags.NONE };
   return isSpanContextValid(root) ? root : newTrace();
+}
+
+/** Random bytes for ids, taken from a pool filled 128 ids at a time: one read of the system's randomness per 128 requests. */
+const ID_POOL_BYTES = 24 * 128;
+let idPool = Buffer.alloc(0);
+let idPoolOffset = 0;
+function randomHex(bytes: number): string {
+  if (idPoolOffset + bytes > idPool.length) {
+    idPool = randomBytes(ID_POOL_BYTES);
+    idPoolOffset = 0;
+  }
+  const hex = idPool.toString('hex', idPoolOffset, idPoolOffset + bytes);
+  idPoolOffset += bytes;
+  return hex;
 }
 
 /** The current trace and span ids, for log lines written inside a traced request. */

@@ -1,0 +1,242 @@
+import autocannon from 'autocannon';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createSampleState } from '../src/sandbox';
+import { benchManifest } from './operations';
+import { cpuTimeMs, npmStartArgs, startTarget, startUpstreamsProcess, stopProcess, type Target } from './processes';
+import { benchNow, connectionHeaders, scenarioRequest, type ScenarioRequest } from './scenarios';
+import type { UpstreamPair } from './upstreams';
+
+/**
+ * The cost ledger (issue 29): the CPU microseconds one S1d request spends in each stage of the gateway.
+ *
+ * `npm run build && npx tsc -p tsconfig.bench.json && node dist/bench/ledger.js` starts the bench upstreams and the built gateway (npm start's flags, the bench's production
+ * settings) under V8's CPU profiler, sends it exactly BENCH_LEDGER_WARMUP + BENCH_LEDGER_REQUESTS S1d requests
+ * (32 connections, each with credentials of its own), stops it, and sums the profile's samples by stage. A sample
+ * belongs to the stage of the innermost frame on its stack that a rule below names (so Node's socket writes under
+ * pino are the log line's, under undici the transport's); samples under module loading are start-up and left out.
+ * Each stage's time is divided by the requests the process served. Beside it, the process's CPU time from /proc over
+ * the measured requests (the profile sees only the main thread: GC helpers and libuv threads are not in it).
+ *
+ * `node dist/bench/ledger.js <file.cpuprofile> <requests> [CPU µs per request]` buckets a profile made otherwise.
+ * BENCH_LEDGER_TARGET=mercurius measures the reference the same way; BENCH_LEDGER_ENV='LOG_LEVEL=warn,…' switches
+ * gateway settings (a stage off, to check its line by difference).
+ */
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** A stage, and how a frame is known to be its own: by the file (path relative to dist/ or a package) and function. */
+const RULES: Array<{ stage: string; file: RegExp; fn?: RegExp }> = [
+  { stage: 'the log line (pino, its write to stdout)', file: /^(pino|sonic-boom|fast-redact|on-exit-leak-free|src\/logger\.js)$/ },
+  { stage: 'metrics (prom-client)', file: /^(prom-client|src\/observability\/(metrics|upstreamHooks|deviations)\.js|src\/clients\/clientMetrics\.js)$/ },
+  { stage: 'the span (OpenTelemetry)', file: /^(@opentelemetry\/.*|src\/observability\/tracing\.js)$/ },
+  { stage: 'field-local reading of upstream records', file: /^src\/upstreams\/(record|schemas)\.js$/ },
+  { stage: 'scalars (each value checked as served)', file: /^src\/scalars\.js$/ },
+  { stage: 'shared reads (joins, kept answers)', file: /^(src\/upstreams\/sharedReads\.js|lru-cache)$/ },
+  { stage: 'upstream body: status, JSON.parse', file: /^src\/upstreams\/answer\.js$/ },
+  { stage: 'resilience: retries, breaker, bulkhead', file: /^(cockatiel|src\/upstreams\/(resilience|circuitBreaker)\.js)$/ },
+  { stage: 'upstream transport (undici, deadlines)', file: /^(undici|wasm:.*|src\/upstreams\/(transport|http|events)\.js)$/ },
+  { stage: 'the loader and upstream clients', file: /^(dataloader|src\/loaders\/.*|src\/upstreams\/(pos|reservation)\/.*)$/ },
+  { stage: 'execution and resolvers (graphql-jit)', file: /^(graphql-jit|src\/execution\/jitExecution\.js|src\/resolvers\/.*|\(compiled query\))$/ },
+  { stage: 'serialising the answer (JSON.stringify)', file: /^src\/execution\/compiledPath\.js$/, fn: /^$/ },
+  { stage: 'choosing the executor (find, variables, cost)', file: /^(src\/execution\/compiledPath\.js|src\/limits\/.*)$/ },
+  { stage: 'context and credentials', file: /^src\/(context|credentials|sha256)\.js$/ },
+  { stage: 'the record', file: /^src\/http\/requestRecord\.js$/ },
+  { stage: 'step: client policies', file: /^(src\/clients\/.*|rate-limiter-flexible)$/ },
+  { stage: 'step: trusted documents', file: /^src\/trustedDocuments\/.*$/ },
+  { stage: 'step: persisted queries', file: /^src\/apq\/.*$/ },
+  { stage: 'step: idempotency', file: /^src\/idempotency\/.*$/ },
+  { stage: 'reading the request (body, JSON, operations)', file: /^(src\/http\/operationRequests\.js|src\/graphqlDocument\.js|negotiator)$/ },
+  { stage: 'route: finish (outcome, log fields)', file: /^src\/http\/graphqlRoute\.js$/, fn: /^(finish|answerOutcome|callSummary|roundMs)$/ },
+  { stage: 'route: writing the response', file: /^src\/http\/(graphqlRoute|send)\.js$/, fn: /^write$/ },
+  { stage: 'route: the rest (steps chain, headers)', file: /^src\/http\/graphqlRoute\.js$/ },
+  { stage: 'server: routing, lifecycle', file: /^src\/(server|http\/(lifecycle|connectionLimits|opsRoutes))\.js$/ },
+  { stage: 'Apollo Server, graphql-js', file: /^(@apollo\/.*|graphql|@escape\.tech\/.*)$/ },
+  // The Mercurius reference's own stages (BENCH_LEDGER_TARGET=mercurius).
+  { stage: 'Fastify', file: /^(fastify|@fastify\/.*|find-my-way|avvio|fast-json-stringify|light-my-request|secure-json-parse|content-type|toad-cache)$/ },
+  { stage: 'Mercurius', file: /^mercurius$/ },
+  { stage: 'the reference\'s resolvers and mapping', file: /^bench\/(mercurius|baseline)\.js$/ },
+  // Node's HTTP server: what is under no rule above (parsing requests, writing responses to sockets).
+  { stage: 'Node HTTP server (parsing, sockets)', file: /^node:_http_(server|incoming|outgoing|common)$/ },
+];
+
+const OTHER = 'other (promises, timers, Node internals under no stage)';
+const START_UP = 'start-up and module loading (left out)';
+
+/** A frame's file as the rules see it: a package name, `src/…`/`bench/…` of ours, or Node's own `node:…` module. */
+function fileOf(url: string): string {
+  if (!url) return '';
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) return pkg[1];
+  const ours = /\/dist\/(.+)$/.exec(url);
+  if (ours) return ours[1];
+  return url;
+}
+
+function stageOfFrame(frame: ProfileNode['callFrame']): string | undefined {
+  const file = fileOf(frame.url);
+  // graphql-jit's compiled functions have no url: they are known by their names (`…ResolverHandler`, `…Handler`).
+  if (!file && /Handler$|^__context/.test(frame.functionName)) return 'execution and resolvers (graphql-jit)';
+  for (const rule of RULES) if (rule.file.test(file) && (!rule.fn || rule.fn.test(frame.functionName))) return rule.stage;
+  return undefined;
+}
+
+export interface Ledger {
+  /** Microseconds of main-thread CPU per request, by stage, largest first. */
+  stages: Array<{ stage: string; usPerRequest: number }>;
+  /** Sum of the stages (start-up and idle left out). */
+  totalUsPerRequest: number;
+  /** Garbage collection on the main thread, per request (part of the total). */
+  gcUsPerRequest: number;
+}
+
+/** Buckets a V8 CPU profile by stage and divides by the requests the process served. */
+export function ledgerOf(profile: Profile, requests: number): Ledger {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const child of n.children ?? []) parent.set(child, n.id);
+  const stageOfNode = new Map<number, string | null>();
+  const resolveStage = (id: number): string | null => {
+    const known = stageOfNode.get(id);
+    if (known !== undefined) return known;
+    const node = byId.get(id)!;
+    const name = node.callFrame.functionName;
+    let stage: string | null;
+    if (name === '(idle)') stage = null;
+    else if (name === '(garbage collector)') stage = 'garbage collection';
+    else if (name === '(program)') stage = 'V8 and native, unattributed (program)';
+    else if (/^(Module\._load|executeUserEntryPoint|wrapSafe|compileForInternalLoader)$/.test(name)) stage = START_UP;
+    else {
+      const up = parent.get(id);
+      const above = up === undefined ? undefined : resolveStage(up);
+      // Start-up wins from any depth; otherwise the innermost frame a rule names.
+      stage = above === START_UP ? START_UP : (stageOfFrame(node.callFrame) ?? above ?? OTHER);
+    }
+    stageOfNode.set(id, stage);
+    return stage;
+  };
+  const us = new Map<string, number>();
+  profile.samples.forEach((id, i) => {
+    const stage = resolveStage(id);
+    if (stage === null || stage === START_UP) return;
+    us.set(stage, (us.get(stage) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
+  const stages = [...us].map(([stage, total]) => ({ stage, usPerRequest: total / requests })).sort((a, b) => b.usPerRequest - a.usPerRequest);
+  return {
+    stages,
+    totalUsPerRequest: stages.reduce((a, s) => a + s.usPerRequest, 0),
+    gcUsPerRequest: stages.find((s) => s.stage === 'garbage collection')?.usPerRequest ?? 0,
+  };
+}
+
+/**
+ * The ledger as a table. The profiler samples wall time: on a shared machine a thread waiting for a core is sampled
+ * in whatever it was running, so the sampled total overstates CPU. With `cpuUsPerRequest` (the process's CPU time per
+ * request from /proc, all threads), each stage's share of the sampled time is also shown as CPU µs: share × that.
+ */
+export function formatLedger(ledger: Ledger, cpuUsPerRequest?: number): string {
+  const cpu = cpuUsPerRequest !== undefined;
+  const lines = [`| stage | share of samples |${cpu ? ' CPU µs per request |' : ''} sampled µs per request |`, `|---|---:|${cpu ? '---:|' : ''}---:|`];
+  for (const { stage, usPerRequest } of ledger.stages) {
+    const share = usPerRequest / ledger.totalUsPerRequest;
+    lines.push(`| ${stage} | ${(100 * share).toFixed(1)} % |${cpu ? ` ${(share * cpuUsPerRequest).toFixed(0)} |` : ''} ${usPerRequest.toFixed(0)} |`);
+  }
+  lines.push(`| **total** | 100 % |${cpu ? ` **${cpuUsPerRequest.toFixed(0)}** (/proc) |` : ''} ${ledger.totalUsPerRequest.toFixed(0)} (main thread, sampled) |`);
+  return lines.join('\n');
+}
+
+const ROOT = resolve(__dirname, '..', '..');
+
+async function run(): Promise<void> {
+  const warmup = Number(process.env.BENCH_LEDGER_WARMUP ?? 2000);
+  const requests = Number(process.env.BENCH_LEDGER_REQUESTS ?? 10000);
+  const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+  const target = process.env.BENCH_LEDGER_TARGET === 'mercurius' ? 'mercurius' : 'gateway';
+  const now = benchNow();
+  const state = createSampleState({ now });
+  const manifest = join(__dirname, 'trusted-documents.json');
+  writeFileSync(manifest, benchManifest());
+  const upstreams = await startUpstreamsProcess<{ fast: UpstreamPair }>(join(__dirname, 'upstreamsMain.js'), [now.toISOString()]);
+  const profiles = mkdtempSync(join(tmpdir(), 'tablegraph-ledger-'));
+  process.env.BENCH_CPU_PROF = profiles;
+  const pair = upstreams.addresses.fast;
+  const extra = Object.fromEntries((process.env.BENCH_LEDGER_ENV ?? '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  const env: Record<string, string> =
+    target === 'gateway'
+      ? { NODE_ENV: 'production', SINGLE_REPLICA: 'true', RESERVATION_BASE_URL: pair.reservationUrl, POS_BASE_URL: pair.posUrl, SHUTDOWN_DELAY_MS: '0', TRUSTED_DOCUMENTS: manifest, SERVER_MAX_REQUESTS_PER_SOCKET: '0', ...extra }
+      : { RESERVATION_BASE_URL: pair.reservationUrl, POS_BASE_URL: pair.posUrl };
+  const args = target === 'gateway' ? npmStartArgs(ROOT) : [join(__dirname, 'mercuriusMain.js')];
+  let server: Target | undefined;
+  try {
+    server = await startTarget(target, args, env);
+    const request = scenarioRequest('S1d', state);
+    const expectBody = await (await fetch(server.url + request.path, { method: 'POST', headers: request.headers, body: request.body })).text();
+    await send(server, request, warmup, connections, expectBody);
+    const cpuBefore = cpuTimeMs(server.process.pid) ?? NaN;
+    const started = performance.now();
+    await send(server, request, requests, connections, expectBody);
+    const cpuMs = (cpuTimeMs(server.process.pid) ?? NaN) - cpuBefore;
+    const seconds = (performance.now() - started) / 1000;
+    await stopProcess(server.process);
+    const file = readdirSync(profiles).find((f) => f.startsWith(`${target}-`));
+    if (!file) throw new Error(`no profile written in ${profiles}`);
+    const profile = JSON.parse(readFileSync(join(profiles, file), 'utf8')) as Profile;
+    // The first answer, the warm-up and the measured requests; readiness probes are too few to count.
+    const ledger = ledgerOf(profile, 1 + warmup + requests);
+    log(`S1d on ${target}${extra && Object.keys(extra).length ? ` with ${JSON.stringify(extra)}` : ''}: ${warmup} + ${requests} requests, ${connections} connections, each its own credentials`);
+    log(`measured part: ${(requests / seconds).toFixed(0)} req/s under the profiler, process CPU (/proc) ${((1000 * cpuMs) / requests).toFixed(0)} µs per request`);
+    log(`profile: ${join(profiles, file)}\n`);
+    log(formatLedger(ledger, (1000 * cpuMs) / requests));
+  } finally {
+    if (server) await stopProcess(server.process);
+    await stopProcess(upstreams.process);
+  }
+}
+
+/** Exactly `amount` requests over `connections` connections, connection n with credentials of its own. */
+async function send(server: Target, request: ScenarioRequest, amount: number, connections: number, expectBody: string): Promise<void> {
+  let connection = 0;
+  const result = await autocannon({
+    url: server.url + request.path,
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+    connections,
+    amount,
+    expectBody,
+    setupClient: (client) => client.setHeaders(connectionHeaders(request, connection++)),
+  });
+  const bad = result.errors + result.timeouts + result.non2xx + result.mismatches;
+  if (bad > 0) throw new Error(`${server.name}: ${bad} of ${amount} requests failed or answered otherwise`);
+}
+
+function log(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function main(): Promise<void> {
+  const [file, requests, cpuUs] = process.argv.slice(2);
+  if (file) {
+    log(formatLedger(ledgerOf(JSON.parse(readFileSync(file, 'utf8')) as Profile, Number(requests)), cpuUs === undefined ? undefined : Number(cpuUs)));
+    return Promise.resolve();
+  }
+  return run();
+}
+
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`ledger failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+}
+
