@@ -55,6 +55,11 @@ export interface RequestRecord {
   /** How the documents were named: `trusted` only when every operation came by a trusted manifest id. */
   document?: { trusted: boolean; hashes: string[] };
   idempotency?: { scopedKey?: string; outcome?: IdempotencyOutcome };
+  /**
+   * Awaited before the request's first write to a service (src/upstreams/http.ts): a keyed mutation's step records
+   * there that the key may have reached the upstream; a rejection stops the write before a byte is sent.
+   */
+  beforeUpstreamWrite?: () => Promise<void>;
   /** The estimate the client cost policy admitted the operation with. */
   cost?: { readonly cost: number; readonly upstreamCalls: number };
   /** Set when the compiled executor ran the request. */

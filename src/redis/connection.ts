@@ -145,17 +145,21 @@ export function openRedisConnection(options: RedisConnectionOptions) {
     /** Counts the primary's connected replicas now. */
     countReplicas,
     /**
-     * Runs `write` on the connection kept for durable writes, then, where the primary has replicas connected, waits
-     * (WAIT 1, at most REDIS_WAIT_TIMEOUT_MS) until one has every write this connection made. `durable` is false when
-     * none acknowledged in time: the write may be lost in a failover. A failed command rejects.
+     * The connection kept for writes that must survive a failover: WAIT (`replicated`) covers every write made on it.
+     * Commands fail fast as on `client`, with time for a WAIT.
      */
-    async durably<T>(write: (connection: Redis) => Promise<T>): Promise<{ value: T; durable: boolean }> {
-      const value = await write(durable);
-      if (replicas === 0) return { value, durable: true };
+    durableClient: durable,
+    /**
+     * Where the primary has replicas connected, waits (WAIT 1, at most REDIS_WAIT_TIMEOUT_MS) until one has every
+     * write `durableClient` made so far; false when none acknowledged in time (those writes may be lost in a
+     * failover). True at once where the primary has no replica. A failed command rejects.
+     */
+    async replicated(): Promise<boolean> {
+      if (replicas === 0) return true;
       const acknowledged = await durable.wait(1, waitTimeoutMs);
       // No replica has it: perhaps none is left. Counted again, so a lone primary's writes are not refused for long.
       if (acknowledged < 1) void countReplicas();
-      return { value, durable: acknowledged >= 1 };
+      return acknowledged >= 1;
     },
     /**
      * Hears `channel` on a second, subscribe-mode connection (made on first use; ioredis subscribes it again after a
