@@ -39,8 +39,15 @@ export interface ClientRecord {
   known?: KnownClient;
   /** Upstream calls the request made, charged to the client's budget as execution ends. */
   actualUpstreamCalls?: number;
+  /**
+   * Reserves an admitted operation's estimated upstream calls on the client's budget before it runs (set by the
+   * client step): a refusal when the budget is spent. The reservation is settled against the actual calls after.
+   */
+  reserveCalls?: (calls: number) => Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }>;
+  /** Upstream calls reserved so far (every operation of a batch), settled after execution. */
+  reservedCalls?: number;
   /** A refusal decided after the client step let the request in, for the client metrics. */
-  refusedBy?: 'cost' | 'introspection' | 'trusted_documents';
+  refusedBy?: 'cost' | 'introspection' | 'trusted_documents' | 'upstream_budget';
 }
 
 /**
