@@ -39,7 +39,7 @@ withRedis('ClientBudgets.reserve across replicas', () => {
     const client = partner(20);
     budgetsFor(client);
     const estimate = 3;
-    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => replicas[i % 2]!.reserve(client, 'partner', estimate)));
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => replicas[i % 2].reserve(client, 'partner', estimate)));
     const admitted = answers.filter((a) => a.allowed).length;
     // Read-then-charge would have let all 40 in (each saw the whole budget).
     expect(admitted * estimate).toBeGreaterThanOrEqual(20);
@@ -56,18 +56,18 @@ withRedis('ClientBudgets.reserve across replicas', () => {
   it('settles each reservation against the calls actually made, giving back the difference', async () => {
     const client = partner(20);
     budgetsFor(client);
-    const reserved = await replicas[0]!.reserve(client, 'partner', 5);
+    const reserved = await replicas[0].reserve(client, 'partner', 5);
     expect(reserved).toMatchObject({ allowed: true, quota: { remaining: 15 } });
-    expect(await replicas[1]!.settle(client, 'partner', 5, 2)).toMatchObject({ remaining: 18 });
-    expect(await replicas[0]!.settle(client, 'partner', 0, 4)).toMatchObject({ remaining: 14 });
+    expect(await replicas[1].settle(client, 'partner', 5, 2)).toMatchObject({ remaining: 18 });
+    expect(await replicas[0].settle(client, 'partner', 0, 4)).toMatchObject({ remaining: 14 });
     expect(await counted(client)).toBe(6);
   });
 
   it('charges N calls at once and says when the budget is spent (the live polls use it)', async () => {
     const client = partner(10);
     budgetsFor(client);
-    expect(await replicas[0]!.charge(client, 'partner', 6)).toMatchObject({ remaining: 4, spent: false });
-    expect(await replicas[1]!.charge(client, 'partner', 4)).toMatchObject({ remaining: 0, spent: true });
-    expect(await replicas[0]!.reserve(client, 'partner', 1)).toMatchObject({ allowed: false });
+    expect(await replicas[0].charge(client, 'partner', 6)).toMatchObject({ remaining: 4, spent: false });
+    expect(await replicas[1].charge(client, 'partner', 4)).toMatchObject({ remaining: 0, spent: true });
+    expect(await replicas[0].reserve(client, 'partner', 1)).toMatchObject({ allowed: false });
   });
 });

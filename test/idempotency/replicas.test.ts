@@ -189,7 +189,7 @@ withRedis('idempotency across replicas', () => {
 
   it('answers 409 IDEMPOTENCY_OUTCOME_UNKNOWN, never a second booking, after the replica running a booking is killed once it reached the service', async () => {
     const e = await start({});
-    const dying = gateways[gateways.length - 1]!;
+    const dying = gateways[gateways.length - 1];
     const key = `killed-${randomUUID()}`;
     // The reservation service receives the booking and never answers it (as if the answer were on its way back).
     const variables = { input: input('Slow') };
@@ -207,8 +207,8 @@ withRedis('idempotency across replicas', () => {
       expect([retried.status, codeOf(retried)]).toEqual([409, 'IDEMPOTENCY_OUTCOME_UNKNOWN']);
     }
     expect(upstream.posts()).toBe(before + 1);
-    expect(await eventually(() => gateways[0]!.logs().some((l) => l.idempotency === 'outcome_unknown' && l.httpStatus === 409))).toBe(true);
-    expect(gateways[0]!.logs().some((l) => String(l.msg).startsWith('idempotency outcome unknown'))).toBe(true);
+    expect(await eventually(() => gateways[0].logs().some((l) => l.idempotency === 'outcome_unknown' && l.httpStatus === 409))).toBe(true);
+    expect(gateways[0].logs().some((l) => String(l.msg).startsWith('idempotency outcome unknown'))).toBe(true);
     expect(await (await fetch(`${a}/metrics`)).text()).toMatch(/^tablegraph_idempotency_requests_total\{outcome="outcome_unknown"\} 1$/m);
   }, 60_000);
 

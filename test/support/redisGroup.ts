@@ -112,7 +112,7 @@ export async function startRedisGroup(options: { sentinels?: number; downAfterMs
       sentinels,
       sentinelsSetting: sentinels.map((s) => `127.0.0.1:${s.port}`).join(','),
       async currentPrimaryPort() {
-        const [, port] = (await sentinels[0]!.client().call('SENTINEL', 'get-master-addr-by-name', NAME)) as [string, string];
+        const [, port] = (await sentinels[0].client().call('SENTINEL', 'get-master-addr-by-name', NAME)) as [string, string];
         return Number(port);
       },
       stop,
