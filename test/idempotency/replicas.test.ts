@@ -64,7 +64,7 @@ withRedis('idempotency across replicas', () => {
       start({ UPSTREAM_HEADERS_TIMEOUT_MS: '1000' }),
     ]);
     // A fresh process's first requests are slow (lazy loading); the concurrency test should not measure that.
-    await Promise.all([a, b, c, d].map((url) => send(url, undefined, { input: { revenueCenterId: 'warm-up' } })));
+    await Promise.all([a, b, c, d].map((url) => untilKeysServed(url)));
   }, 90_000);
 
   afterAll(async () => {
@@ -86,6 +86,14 @@ withRedis('idempotency across replicas', () => {
       body: JSON.stringify({ query: BOOK, operationName: 'Book', variables }),
     });
     return { status: res.status, headers: res.headers, text: await res.text() };
+  }
+  /**
+   * Until `url` serves keyed mutations: its idempotency store is reached (readiness never waits for Redis). Each try
+   * is refused before any upstream call, so it leaves nothing behind.
+   */
+  async function untilKeysServed(url: string): Promise<void> {
+    const served = await eventually(async () => codeOf(await send(url, `warm-up-${randomUUID()}`, { input: { revenueCenterId: 'warm-up' } })) === 'BAD_USER_INPUT', 20_000);
+    if (!served) throw new Error(`${url} never served a keyed mutation`);
   }
   const codeOf = (answer: Answer) => (JSON.parse(answer.text) as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.[0]?.extensions?.code;
   // The scope: the caller's credentials and the client the clients file named (none here), then the key.
@@ -190,6 +198,7 @@ withRedis('idempotency across replicas', () => {
   it('answers 409 IDEMPOTENCY_OUTCOME_UNKNOWN, never a second booking, after the replica running a booking is killed once it reached the service', async () => {
     const e = await start({});
     const dying = gateways[gateways.length - 1];
+    await untilKeysServed(e);
     const key = `killed-${randomUUID()}`;
     // The reservation service receives the booking and never answers it (as if the answer were on its way back).
     const variables = { input: input('Slow') };
