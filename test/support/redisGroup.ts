@@ -83,7 +83,11 @@ export async function startRedisGroup(options: { sentinels?: number; downAfterMs
     const replica = server(await freePort(), ['--replicaof', '127.0.0.1', String(primary.port)]);
     const downAfterMs = options.downAfterMs ?? 1000;
     const sentinels: RedisNode[] = [];
-    for (let i = 0; i < (options.sentinels ?? 1); i++) {
+    const count = options.sentinels ?? 1;
+    // A majority must agree the primary is down, as in production: with a quorum of one, Sentinels start failovers of
+    // their own at once, split their votes, and wait out failover-timeout before trying again.
+    const quorum = Math.floor(count / 2) + 1;
+    for (let i = 0; i < count; i++) {
       const port = await freePort();
       const file = join(dir, `sentinel-${i}.conf`);
       writeFileSync(
@@ -92,7 +96,7 @@ export async function startRedisGroup(options: { sentinels?: number; downAfterMs
           `port ${port}`,
           'bind 127.0.0.1',
           `dir ${dir}`,
-          `sentinel monitor ${NAME} 127.0.0.1 ${primary.port} 1`,
+          `sentinel monitor ${NAME} 127.0.0.1 ${primary.port} ${quorum}`,
           `sentinel auth-pass ${NAME} ${password}`,
           `sentinel down-after-milliseconds ${NAME} ${downAfterMs}`,
           `sentinel failover-timeout ${NAME} ${downAfterMs * 5}`,
