@@ -121,8 +121,9 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
         await settle(request, key, lease, sent() ? refusal(500, ErrorCode.INTERNAL_SERVER_ERROR, 'Internal server error') : undefined, fingerprint);
         throw err;
       });
-      if (unmarked !== undefined && !sent()) {
-        // The mutation was stopped before its first byte: nothing ran, the key is free, the client retries.
+      if (unmarked !== undefined) {
+        // Every write waited for the mark and was stopped before its first byte (reads may have gone: they change
+        // nothing): nothing ran, the key is free, the client retries.
         await settle(request, key, lease, undefined, fingerprint);
         logger.warn({ ...logFields(request), reason: unmarked }, 'idempotency key could not be marked sent durably: keyed mutation refused before any upstream call');
         note(request, 'unavailable');
