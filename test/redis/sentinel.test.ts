@@ -6,7 +6,10 @@ import { createLogger } from '../../src/logger';
 import { openRedisConnection, type RedisConnection } from '../../src/redis/connection';
 import { eventually } from '../support/gatewayProcess';
 import { freePort } from '../support/net';
+import { SAMPLE } from '../../src/sandbox';
 import { startRedisGroup, type RedisGroup } from '../support/redisGroup';
+import { LA_TERRAZZA, startStack } from '../support/stack';
+import { closedPort } from '../support/upstreamServer';
 import { describeWithRedis } from '../support/redisServer';
 
 const withRedis = describeWithRedis('the Redis Sentinel tests');
@@ -65,6 +68,26 @@ withRedis('openRedisConnection behind Sentinel', () => {
     expect(await connection.countReplicas()).toBe(0);
     expect(await connection.replicated()).toBe(true);
   }, 60_000);
+});
+
+withRedis('a gateway behind Sentinels that cannot be reached', () => {
+  it('starts and is ready, refuses keyed mutations with 503 at once, and serves everything else', async () => {
+    const stack = await startStack({ env: { REDIS_SENTINELS: `127.0.0.1:${await closedPort()},127.0.0.1:${await closedPort()}`, REDIS_SENTINEL_NAME: 'nowhere' } });
+    try {
+      expect((await fetch(`${stack.url}/readyz`)).status).toBe(200);
+      const keyed = await fetch(`${stack.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'sentinels-away', ...LA_TERRAZZA },
+        body: JSON.stringify({ query: 'mutation { createReservation(input: {}) { reservation { id } } }' }),
+      });
+      expect([keyed.status, keyed.headers.get('retry-after')]).toEqual([503, '1']);
+      expect(stack.sandbox.requests).toHaveLength(0);
+      const read = await stack.gql(`{ check(id: "${SAMPLE.laTerrazza.openCheckId}") { id } }`);
+      expect([read.status, read.body.errors]).toEqual([200, undefined]);
+    } finally {
+      await stack.close();
+    }
+  });
 });
 
 withRedis('openRedisConnection meeting READONLY', () => {
