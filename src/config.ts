@@ -16,6 +16,12 @@ const nameList = z
 /** The items of a comma-separated setting. */
 const listOf = (value: string | undefined): string[] => (value ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
 
+/** `host:port` (the port checked by the schema's pattern), as ioredis takes a Sentinel. */
+const hostPort = (pair: string): { host: string; port: number } => {
+  const at = pair.lastIndexOf(':');
+  return { host: pair.slice(0, at), port: Number(pair.slice(at + 1)) };
+};
+
 /** Every setting, by its environment variable, with a default safe for production; each is in docs/operations.md's table. */
 export const ConfigSchema = z.object({
   NODE_ENV: z.enum(['production', 'development', 'test']).default('production'),
@@ -66,6 +72,16 @@ export const ConfigSchema = z.object({
   APQ_CACHE_MAX_BYTES: int(10 * 1024 * 1024, 1024),
   APQ_TTL_SECONDS: int(86_400, 1),
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
+  /** Sentinels (`host:port,…`) to ask for the current primary of REDIS_SENTINEL_NAME; they win over REDIS_URL's host. */
+  REDIS_SENTINELS: z
+    .string()
+    .regex(/^\s*[^\s,:]+:\d{1,5}\s*(,\s*[^\s,:]+:\d{1,5}\s*)*,?\s*$/, 'must be comma-separated host:port pairs (sentinel-a:26379,sentinel-b:26379)')
+    .optional(),
+  REDIS_SENTINEL_NAME: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'must be the master name the Sentinels monitor (A-Z a-z 0-9 . _ -)').optional(),
+  /** Password of the Sentinels themselves, when they ask for one (the primary's comes from REDIS_URL or REDIS_PASSWORD). */
+  REDIS_SENTINEL_PASSWORD: z.string().optional(),
+  /** How long an idempotency write waits for a replica to acknowledge it (Redis WAIT) before it is not trusted. */
+  REDIS_WAIT_TIMEOUT_MS: int(500, 10).pipe(z.number().max(5000)),
   /** The deployment is one process: without REDIS_URL, production keeps the shared state in memory (CONTRACT.md, Process). */
   SINGLE_REPLICA: bool(false),
   CLIENTS_FILE: z.string().min(1).optional(),
@@ -94,17 +110,23 @@ export const ConfigSchema = z.object({
   if (e.SERVER_HEADERS_TIMEOUT_MS > e.SERVER_REQUEST_TIMEOUT_MS) {
     ctx.addIssue({ code: 'custom', path: ['SERVER_HEADERS_TIMEOUT_MS'], message: `must not exceed SERVER_REQUEST_TIMEOUT_MS (${e.SERVER_REQUEST_TIMEOUT_MS})` });
   }
+  if ((e.REDIS_SENTINELS === undefined) !== (e.REDIS_SENTINEL_NAME === undefined)) {
+    const [missing, given] = e.REDIS_SENTINELS === undefined ? ['REDIS_SENTINELS', 'REDIS_SENTINEL_NAME'] : ['REDIS_SENTINEL_NAME', 'REDIS_SENTINELS'];
+    ctx.addIssue({ code: 'custom', path: [missing], message: `is required when ${given} is set (Sentinel needs both the sentinels' addresses and the master name)` });
+  }
   if (e.TRUSTED_DOCUMENTS_MODE === 'enforce' && listOf(e.TRUSTED_DOCUMENTS).length === 0) {
     ctx.addIssue({ code: 'custom', path: ['TRUSTED_DOCUMENTS'], message: 'is required when TRUSTED_DOCUMENTS_MODE is enforce (it would refuse every request)' });
   }
 })
   // CONTRACT.md, Process, "shared state". Checked even when other settings are wrong, so one message names them all.
-  .refine((e) => e.NODE_ENV !== 'production' || e.REDIS_URL !== undefined || e.SINGLE_REPLICA, {
+  .refine((e) => e.NODE_ENV !== 'production' || e.REDIS_URL !== undefined || e.REDIS_SENTINELS !== undefined || e.SINGLE_REPLICA, {
     path: ['REDIS_URL'],
     message:
       'is required when NODE_ENV is production, for the state replicas share (idempotency records, client budgets, persisted queries, ' +
-      'cache invalidations, live polls); set SINGLE_REPLICA=true instead if this deployment is one process, to keep it all in memory',
-    when: (payload) => payload.issues.every((issue) => !['NODE_ENV', 'REDIS_URL', 'SINGLE_REPLICA'].includes(String(issue.path?.[0]))),
+      'cache invalidations, live polls); or REDIS_SENTINELS and REDIS_SENTINEL_NAME for a Redis behind Sentinel; ' +
+      'set SINGLE_REPLICA=true instead if this deployment is one process, to keep it all in memory',
+    when: (payload) =>
+      payload.issues.every((issue) => !['NODE_ENV', 'REDIS_URL', 'REDIS_SENTINELS', 'REDIS_SENTINEL_NAME', 'SINGLE_REPLICA'].includes(String(issue.path?.[0]))),
   });
 
 
@@ -187,6 +209,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     execution: { minUses: e.JIT_MIN_USES, maxCompiledDocuments: e.JIT_MAX_DOCUMENTS, documentCacheMaxBytes: e.DOCUMENT_CACHE_MAX_BYTES, compiledPath: e.COMPILED_PATH },
     persistedQueries: { maxBytes: e.APQ_CACHE_MAX_BYTES, ttlSeconds: e.APQ_TTL_SECONDS },
     redisUrl: e.REDIS_URL,
+    /** Redis behind Sentinel: wins over REDIS_URL, which then only lends its password and database number. */
+    redisSentinel:
+      e.REDIS_SENTINELS !== undefined && e.REDIS_SENTINEL_NAME !== undefined
+        ? { sentinels: listOf(e.REDIS_SENTINELS).map(hostPort), name: e.REDIS_SENTINEL_NAME, password: e.REDIS_SENTINEL_PASSWORD }
+        : undefined,
+    redisWaitTimeoutMs: e.REDIS_WAIT_TIMEOUT_MS,
     live: { pollMs: Math.round(e.LIVE_POLL_SECONDS * 1000), maxSubscriptionsPerConnection: e.LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION },
     /** While Redis is unreachable a replica enforces 1 ÷ localShareOf of each client limit alone. */
     clients: { file: e.CLIENTS_FILE, localShareOf: e.RATE_LIMIT_LOCAL_SHARE_OF },

@@ -69,6 +69,8 @@ export function createContext(deps: ContextDeps, request: ContextRequest): Gatew
     sharedReads: deps.sharedReads,
     // The staleness the client accepts (`Cache-Control: max-age`), never more than the gateway's cap.
     maxAgeMs: deps.sharedReads ? Math.min(requestMaxAgeSeconds(request.header('cache-control')) * 1000, deps.sharedReads.maxAgeMs) : 0,
+    // Read when a write is made, not now: the idempotency step sets it on the record before execution.
+    beforeWrite: () => request.record.beforeUpstreamWrite?.(),
   };
   const reservation = new ReservationClient(deps.upstreams.reservation, ServiceCredentials.from('reservation', request.header), scope);
   const pos = new PosClient(deps.upstreams.pos, ServiceCredentials.from('pos', request.header), scope, deps.config.posTimestampUnit);

@@ -47,7 +47,11 @@ export function createGateway(deps: GatewayDeps) {
   const upstreams = deps.upstreams ?? createUpstreams(config, combineEvents(loggingHooks(logger), observabilityHooks(metrics, logger)), deps.upstreamClock);
   const { limits } = config;
   // The one Redis connection of this process, for every policy shared across replicas.
-  const redis = config.redisUrl ? openRedisConnection({ url: config.redisUrl, logger }) : undefined;
+  // Behind Sentinel, the Sentinel settings win and REDIS_URL only lends its password and database number.
+  const redis =
+    config.redisUrl || config.redisSentinel
+      ? openRedisConnection({ url: config.redisUrl, sentinel: config.redisSentinel, waitTimeoutMs: config.redisWaitTimeoutMs, logger })
+      : undefined;
   const sharedReads =
     deps.sharedReads ??
     new SharedReads({

@@ -110,6 +110,25 @@ describe('config', () => {
       expect(loadConfig({ ...UPSTREAMS, SINGLE_REPLICA: 'true' })).toMatchObject({ env: 'production', redisUrl: undefined });
     });
 
+    it('starts production behind Sentinel, which wins over REDIS_URL: that only lends its password and database', () => {
+      const sentinel = { REDIS_SENTINELS: 'sentinel-a:26379, sentinel-b:26380', REDIS_SENTINEL_NAME: 'tablegraph' };
+      expect(loadConfig({ ...UPSTREAMS, ...sentinel })).toMatchObject({
+        env: 'production',
+        redisSentinel: { sentinels: [{ host: 'sentinel-a', port: 26379 }, { host: 'sentinel-b', port: 26380 }], name: 'tablegraph' },
+        redisWaitTimeoutMs: 500,
+      });
+      expect(loadConfig({ ...UPSTREAMS, ...sentinel, REDIS_URL: 'redis://:pw@ignored:6379/2' })).toMatchObject({ redisUrl: 'redis://:pw@ignored:6379/2', redisSentinel: { name: 'tablegraph' } });
+    });
+
+    it('refuses half a Sentinel setting and a malformed one, naming the setting', () => {
+      expect(thrownBy(ConfigError, () => loadConfig({ ...REQUIRED, REDIS_SENTINELS: 'sentinel:26379' })).problems).toEqual([expect.stringMatching(/^REDIS_SENTINEL_NAME: is required when REDIS_SENTINELS is set/)]);
+      expect(thrownBy(ConfigError, () => loadConfig({ ...REQUIRED, REDIS_SENTINEL_NAME: 'tablegraph' })).problems).toEqual([expect.stringMatching(/^REDIS_SENTINELS: is required when REDIS_SENTINEL_NAME is set/)]);
+      expect(thrownBy(ConfigError, () => loadConfig({ ...REQUIRED, REDIS_SENTINELS: 'sentinel', REDIS_SENTINEL_NAME: 'tablegraph' })).problems).toEqual([
+        expect.stringMatching(/^REDIS_SENTINELS: must be comma-separated host:port pairs/),
+      ]);
+      expect(thrownBy(ConfigError, () => loadConfig({ ...REQUIRED, REDIS_WAIT_TIMEOUT_MS: '60000' })).problems).toEqual([expect.stringMatching(/^REDIS_WAIT_TIMEOUT_MS: /)]);
+    });
+
     it('needs no Redis outside production (npm run dev, tests)', () => {
       expect(loadConfig({ ...UPSTREAMS, NODE_ENV: 'development' }).redisUrl).toBeUndefined();
       expect(loadConfig({ ...UPSTREAMS, NODE_ENV: 'test' }).redisUrl).toBeUndefined();

@@ -17,6 +17,9 @@ export type TakeResult =
   | { allowed: true; quotas: QuotaState[] }
   | { allowed: false; reason: 'rate_limited' | 'upstream_budget'; retryAfterSeconds: number; quotas: QuotaState[] };
 
+/** An operation's reservation of its estimated upstream calls: admitted, or refused while the budget is spent. */
+export type BudgetReservation = { allowed: true; quota: QuotaState } | { allowed: false; retryAfterSeconds: number; quota: QuotaState };
+
 export interface ClientBudgetsOptions {
   clients: readonly KnownClient[];
   /** With it, one budget per client across every replica. */
@@ -81,10 +84,51 @@ export class ClientBudgets {
     return { allowed: true, quotas: [requests, calls] };
   }
 
-  /** Counts the upstream calls a request made (after execution: they happened, whatever the budget says now). */
-  async charge(client: KnownClient, key: string, calls: number): Promise<QuotaState> {
+  /**
+   * Reserves an operation's estimated upstream calls before it runs, in one atomic step (INCRBY in Redis), so
+   * concurrent requests on every replica see each other's reservations. Admitted while the budget was not spent
+   * before this reservation: the last one admitted may straddle the limit, by at most its own estimate. A refused
+   * reservation is given back.
+   */
+  async reserve(client: KnownClient, key: string, calls: number): Promise<BudgetReservation> {
     const l = this.of(client);
-    return this.state('upstream-calls', client.policy.upstreamCallsPerMinute, 60, await l.upstreamCalls.penalty(key, calls));
+    const quota = client.policy.upstreamCallsPerMinute;
+    let res: RateLimiterRes;
+    try {
+      res = await l.upstreamCalls.consume(key, calls);
+    } catch (err) {
+      // With an insurance limiter a store error never reaches here; anything but a refusal is a fault of ours.
+      if (!(err instanceof RateLimiterRes)) throw err;
+      res = err;
+      if (res.consumedPoints - calls >= quota) {
+        await l.upstreamCalls.reward(key, calls).catch(() => undefined);
+        const spent = this.state('upstream-calls', quota, 60, res);
+        return { allowed: false, retryAfterSeconds: retryAfter(res), quota: spent };
+      }
+    }
+    return { allowed: true, quota: this.state('upstream-calls', quota, 60, res) };
+  }
+
+  /**
+   * Settles a request's reservation once it ran: the calls it actually made minus those it reserved are charged (or
+   * given back when fewer). They happened, whatever the budget says now.
+   */
+  async settle(client: KnownClient, key: string, reserved: number, made: number): Promise<QuotaState> {
+    const l = this.of(client);
+    const difference = made - reserved;
+    const res =
+      difference > 0 ? await l.upstreamCalls.penalty(key, difference) : difference < 0 ? await l.upstreamCalls.reward(key, -difference) : await l.upstreamCalls.get(key);
+    return this.state('upstream-calls', client.policy.upstreamCallsPerMinute, 60, res);
+  }
+
+  /**
+   * Charges `calls` upstream calls to the client's budget at once (atomically, INCRBY in Redis), e.g. a live poll's
+   * read for each subscribed client, and says whether the budget is now spent.
+   */
+  async charge(client: KnownClient, key: string, calls: number): Promise<QuotaState & { spent: boolean }> {
+    const l = this.of(client);
+    const res = await l.upstreamCalls.penalty(key, calls);
+    return { ...this.state('upstream-calls', client.policy.upstreamCallsPerMinute, 60, res), spent: res.consumedPoints >= client.policy.upstreamCallsPerMinute };
   }
 
   private of(client: KnownClient): ClientLimiters {

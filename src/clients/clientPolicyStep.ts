@@ -1,7 +1,7 @@
 import type { Config } from '../config';
 import { callerHash } from '../credentials';
 import { ErrorCode } from '../errors/codes';
-import { refusal, type GraphqlStep } from '../pipeline/types';
+import { refusal, type GraphqlResponse, type GraphqlStep } from '../pipeline/types';
 import type { ClientRecord, KnownClient } from '../pipeline/record';
 import { clientCostPolicy } from '../limits/costLimit';
 import type { GatewayMetrics } from '../observability/metrics';
@@ -56,10 +56,20 @@ function clientPolicyStep(directory: ClientsDirectory, budgets: ClientBudgets, m
         'retry-after': String(taken.retryAfterSeconds),
       });
     }
-    const response = await next();
+    // Each operation reserves its estimated upstream calls before it runs (src/limits/costLimit.ts).
+    state.reserveCalls = (calls) => budgets.reserve(client, budgetKey, calls);
+    let response: GraphqlResponse;
+    try {
+      response = await next();
+    } catch (err) {
+      // A request that failed inside the gateway still settles what it reserved against what it made.
+      await budgets.settle(client, budgetKey, state.reservedCalls ?? 0, state.actualUpstreamCalls ?? 0).catch(() => undefined);
+      throw err;
+    }
     const made = state.actualUpstreamCalls ?? 0;
-    // Without upstream calls the budget stands where `take` read it: no second round trip to the store.
-    const calls = made > 0 ? await budgets.charge(client, budgetKey, made) : taken.quotas[1];
+    const reserved = state.reservedCalls ?? 0;
+    // Without upstream calls or reservations the budget stands where `take` read it: no second round trip to the store.
+    const calls = made > 0 || reserved > 0 ? await budgets.settle(client, budgetKey, reserved, made) : taken.quotas[1];
     metrics.called(client.name, made);
     metrics.decided(client.name, state.refusedBy ?? 'allowed');
     for (const [name, value] of Object.entries(rateLimitHeaders([taken.quotas[0], calls]))) response.headers.set(name, value);

@@ -1,7 +1,7 @@
 import { getVariableValues } from 'graphql';
 import type { CompiledExecutor, GraphqlResponse } from '../pipeline/types';
-import { judgeCost, type ClientCostPolicy, type CostLimits } from '../limits/costLimit';
-import { estimateCost } from '../limits/costEstimate';
+import { judgeCost, reserveUpstreamCalls, type ClientCostPolicy, type CostLimits } from '../limits/costLimit';
+import { estimateCost, type CostEstimate } from '../limits/costEstimate';
 import { upstreamCallCount } from '../upstreams/events';
 import type { JitExecution } from './jitExecution';
 
@@ -51,14 +51,18 @@ export function compiledPath(options: CompiledPathOptions): CompiledExecutor {
       // Variables graphql-js refuses are Apollo's to word (BAD_USER_INPUT naming the field, HTTP 400).
       const variables = getVariableValues(compiled.schema, compiled.operation.variableDefinitions ?? [], values, { maxErrors: 1 });
       if (variables.errors) return undefined;
+      let estimate: CostEstimate;
       try {
+        estimate = estimateCost({ ...compiled, variables: variables.coerced });
         // A refusal is Apollo's to answer (it judges again, alike); an admitted estimate is on the record and counted.
-        if (judgeCost(limits, clients?.cost, record, estimateCost({ ...compiled, variables: variables.coerced }))) return undefined;
+        if (judgeCost(limits, clients?.cost, record, estimate)) return undefined;
       } catch {
         return undefined; // whatever the estimate cannot judge, Apollo answers as it always has
       }
 
       return (async (): Promise<GraphqlResponse | undefined> => {
+        // A spent budget is Apollo's to answer too: it reserves again, and answers 429 as it words errors.
+        if (await reserveUpstreamCalls(record, estimate)) return undefined;
         const context = await request.context();
         // Timed from here, as Apollo's plugins time from requestDidStart (after the context).
         const started = performance.now();

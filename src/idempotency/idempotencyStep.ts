@@ -8,7 +8,7 @@ import { rootFieldNames } from '../graphqlDocument';
 import { answerOutcome, refusal, type GraphqlRequest, type GraphqlResponse, type GraphqlStep } from '../pipeline/types';
 import type { OperationRequest } from '../http/operationRequests';
 import type { Logger } from '../logger';
-import type { GatewayMetrics, IdempotencyOutcome } from '../observability/metrics';
+import type { GatewayMetrics, IdempotencyOutcome, IdempotencyStoreFailure } from '../observability/metrics';
 import type { RedisConnection } from '../redis/connection';
 import { loadTypeDefs } from '../schema';
 import { sha256Hex } from '../sha256';
@@ -77,6 +77,9 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
     note(request, outcome);
     return refusal(status, code, message, headers);
   };
+  /** 503 before any upstream call: nothing ran, and the same key may be sent again. */
+  const unavailable = () =>
+    refusal(503, ErrorCode.IDEMPOTENCY_UNAVAILABLE, 'Idempotency-Key cannot be honoured right now (its store is unavailable); retry later with the same key', { 'retry-after': '1' });
   /** What the logs show of the scoped key: the start of its hash. */
   const logFields = (request: GraphqlRequest, err?: unknown) => ({
     ...(err === undefined ? {} : { err: { message: messageOf(err) } }),
@@ -88,13 +91,61 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
     // The transports mark each call written to a connection (src/upstreams/transport.ts); none written means the
     // request was refused before any upstream request.
     const sent = () => request.record.upstreamCalls.some((call) => call.sent !== false);
-    const response = await next().catch(async (err: unknown) => {
-      // The route answers a thrown request with this body; keep it when a service may have acted.
-      await settle(request, key, lease, sent() ? refusal(500, ErrorCode.INTERNAL_SERVER_ERROR, 'Internal server error') : undefined, fingerprint);
-      throw err;
-    });
-    await settle(request, key, lease, sent() ? response : undefined, fingerprint);
-    return response;
+    // Before the first byte of a write goes upstream, the key records that it may reach the upstream: should this
+    // replica die before the answer is stored, the key is not freed when the lease lapses (IDEMPOTENCY_OUTCOME_UNKNOWN).
+    let marked: Promise<void> | undefined;
+    let unmarked: string | undefined;
+    request.record.beforeUpstreamWrite = () =>
+      (marked ??= store.markSent(key, lease, ttlSeconds).then(
+        (result) => {
+          if (result !== 'recorded') throw new Error((unmarked = result === 'lease_lost' ? "the key's lease was gone" : 'no Redis replica acknowledged it in time'));
+        },
+        (err: unknown) => {
+          unmarked = messageOf(err);
+          throw err;
+        },
+      ));
+    // The lease is renewed while the request runs (every third of it), so a slow upstream never outlives it.
+    const renewal = setInterval(() => {
+      store.renew(key, lease, leaseMs).then(
+        (held) => {
+          if (!held) logger.error(logFields(request), 'idempotency lease lost while its request still ran: a repeat may be told the outcome is unknown');
+        },
+        (err: unknown) => logger.warn(logFields(request, err), 'idempotency lease could not be renewed'),
+      );
+    }, Math.max(1, Math.floor(leaseMs / 3)));
+    renewal.unref();
+    try {
+      const response = await next().catch(async (err: unknown) => {
+        // The route answers a thrown request with this body; keep it when a service may have acted.
+        await settle(request, key, lease, sent() ? refusal(500, ErrorCode.INTERNAL_SERVER_ERROR, 'Internal server error') : undefined, fingerprint);
+        throw err;
+      });
+      if (unmarked !== undefined) {
+        // Every write waited for the mark and was stopped before its first byte (reads may have gone: they change
+        // nothing): nothing ran, the key is free, the client retries.
+        await settle(request, key, lease, undefined, fingerprint);
+        logger.warn({ ...logFields(request), reason: unmarked }, 'idempotency key could not be marked sent durably: keyed mutation refused before any upstream call');
+        note(request, 'unavailable');
+        return unavailable();
+      }
+      await settle(request, key, lease, sent() ? response : undefined, fingerprint);
+      return response;
+    } finally {
+      clearInterval(renewal);
+      request.record.beforeUpstreamWrite = undefined;
+    }
+  }
+
+  /** A completion not written as it must be: an error in the log and the failures metric, never a silent `stored`. */
+  function failed(request: GraphqlRequest, reason: IdempotencyStoreFailure, err?: unknown): void {
+    metrics?.countIdempotencyStoreFailure(reason);
+    const messages: Record<IdempotencyStoreFailure, string> = {
+      lease_lost: "idempotency response not stored: the key's lease was gone (a repeat is told IDEMPOTENCY_OUTCOME_UNKNOWN or runs again)",
+      not_durable: 'idempotency response not stored durably: no Redis replica acknowledged it in time (a failover now could lose it)',
+      unavailable: 'idempotency record could not be written',
+    };
+    logger.error({ ...logFields(request, err), reason }, messages[reason]);
   }
 
   /** Stores the response a service may have acted on, before it is sent; otherwise frees the key. */
@@ -116,8 +167,14 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
             `The request first sent with this Idempotency-Key ran, but its response (${bytes} bytes) was larger than the gateway keeps, so it cannot be replayed; it is not run again. Read its outcome with a query, and use a new key for a new request.`,
           );
       const answered = whole ? answerOutcome(request.record, response) : kept.outcome;
-      await store.complete(key, lease, { fingerprint, status: kept.status, contentType: kept.headers.get('content-type'), body: kept.body, ...answered }, ttlSeconds);
-      note(request, 'stored');
+      const result = await store.complete(key, lease, { fingerprint, status: kept.status, contentType: kept.headers.get('content-type'), body: kept.body, ...answered }, ttlSeconds);
+      if (result === 'lease_lost') {
+        note(request, 'store_failed');
+        failed(request, 'lease_lost');
+        return;
+      }
+      note(request, result === 'stored' ? 'stored' : 'not_durable');
+      if (result === 'not_durable') failed(request, 'not_durable');
       if (!whole) {
         metrics?.observeIdempotency('too_large');
         logger.warn({ ...logFields(request), bytes, maxResponseBytes }, 'idempotent response too large to keep: a repeat gets 422');
@@ -125,7 +182,8 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
     } catch (err) {
       // Without the store the lease stays until it expires: repeats get 409 until then.
       note(request, response ? 'store_failed' : 'released');
-      logger.error(logFields(request, err), 'idempotency record could not be written');
+      if (response) failed(request, 'unavailable', err);
+      else logger.error(logFields(request, err), 'idempotency record could not be written');
     }
   }
 
@@ -160,7 +218,8 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
     } catch (err) {
       if (!options.failOpen) {
         logger.warn(logFields(request, err), 'idempotency store unavailable: keyed mutation refused');
-        return refuse(request, 'unavailable', 503, ErrorCode.IDEMPOTENCY_UNAVAILABLE, 'Idempotency-Key cannot be honoured right now (its store is unavailable); retry later with the same key');
+        note(request, 'unavailable');
+        return unavailable();
       }
       logger.warn(logFields(request, err), 'idempotency store unavailable: keyed mutation runs without the guarantee (IDEMPOTENCY_FAIL_OPEN)');
       note(request, 'unguarded');
@@ -168,8 +227,18 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
     }
     if (taken.state === 'taken') return run(request, next, scopedKey, taken.lease, fingerprint);
     // Another fingerprint is refused first, even while the first request still runs.
-    if ((taken.state === 'running' ? taken.fingerprint : taken.response.fingerprint) !== fingerprint) {
+    if ((taken.state === 'done' ? taken.response.fingerprint : taken.fingerprint) !== fingerprint) {
       return refuse(request, 'reused', 422, ErrorCode.IDEMPOTENCY_KEY_REUSED, 'This Idempotency-Key was already used for a different request (document, operation name or variables); use a new key');
+    }
+    if (taken.state === 'unknown') {
+      logger.warn(logFields(request), 'idempotency outcome unknown: a request with this key may have reached the upstream and its answer was never stored (its replica died); refused');
+      return refuse(
+        request,
+        'outcome_unknown',
+        409,
+        ErrorCode.IDEMPOTENCY_OUTCOME_UNKNOWN,
+        'A request with this Idempotency-Key may have reached the service, and its outcome was never recorded; check the current state with a query before trying again with a new key',
+      );
     }
     if (taken.state === 'running') {
       return refuse(request, 'in_use', 409, ErrorCode.IDEMPOTENCY_KEY_IN_USE, 'A request with this Idempotency-Key is still running; retry after a moment with the same key', { 'retry-after': '1' });

@@ -68,6 +68,25 @@ export function judgeCost(limits: CostLimits, policy: ClientCostPolicy | undefin
   return undefined;
 }
 
+/**
+ * Reserves an admitted estimate's upstream calls on the known client's budget before anything runs (once per
+ * operation; the compiled executor's refusal is judged again by Apollo, which reserves then). The refusal is the
+ * 429 `RATE_LIMITED` of a spent budget; the client step adds the RateLimit headers.
+ */
+export async function reserveUpstreamCalls(record: RequestRecord, estimate: CostEstimate): Promise<GraphQLError | undefined> {
+  const state = record.client;
+  if (!state?.reserveCalls || estimate.upstreamCalls <= 0) return undefined;
+  const reserved = await state.reserveCalls(estimate.upstreamCalls);
+  if (reserved.allowed) {
+    state.reservedCalls = (state.reservedCalls ?? 0) + estimate.upstreamCalls;
+    return undefined;
+  }
+  state.refusedBy = 'upstream_budget';
+  return new GraphQLError(`The upstream-call budget of client ${state.name} is spent; retry after ${reserved.retryAfterSeconds} s`, {
+    extensions: { code: ErrorCode.RATE_LIMITED, http: { status: 429, headers: new Map([['retry-after', String(reserved.retryAfterSeconds)]]) } },
+  });
+}
+
 /** The variables coerced by graphql-js once per operation and values (a batch's operations share one context). */
 export function coerceVariables(context: GatewayContext, schema: GraphQLSchema, operation: OperationDefinitionNode, raw: Record<string, unknown> | undefined) {
   const kept = context.variables;
@@ -93,7 +112,8 @@ export function costLimitPlugin(limits: CostLimits, policy?: ClientCostPolicy): 
           if (!operation || contextValue.compiledResult) return;
           const variables = coerceVariables(contextValue, schema, operation, request.variables);
           if (variables.errors) return;
-          const refused = judgeCost(limits, policy, record, estimateCost({ schema, document, operation, variables: variables.coerced }));
+          const estimate = estimateCost({ schema, document, operation, variables: variables.coerced });
+          const refused = judgeCost(limits, policy, record, estimate) ?? (await reserveUpstreamCalls(record, estimate));
           if (refused) throw refused;
         },
         async willSendResponse({ response, document, operation, schema }) {

@@ -13,11 +13,16 @@ export type IdempotencyOutcome =
   | 'reused' // 422
   | 'unavailable' // 503: the store cannot be reached
   | 'unguarded' // the store cannot be reached and IDEMPOTENCY_FAIL_OPEN let the mutation run without the guarantee
-  | 'store_failed' // ran, and its response could not be stored
+  | 'store_failed' // ran, and its response could not be stored (tablegraph_idempotency_store_failures_total says why)
+  | 'not_durable' // ran; its response is stored on the Redis primary, but no replica acknowledged it in time
+  | 'outcome_unknown' // 409: a request with the key may have reached the upstream and its answer was never stored
   | 'too_large' // ran; its response was over the size bound and a 422 is kept in its place (counted besides `stored`)
   | 'invalid' // a malformed key or a batch with a key: 400
   | 'missing' // IDEMPOTENCY_REQUIRED mutation without a key: 400
   | 'evicted'; // the in-memory store dropped a stored response before its time to make room
+
+/** Why an idempotency record was not written as it must be: the `reason` of tablegraph_idempotency_store_failures_total. */
+export type IdempotencyStoreFailure = 'lease_lost' | 'not_durable' | 'unavailable';
 
 /** How one GraphQL operation ended: no error; data with errors; or errors only. */
 export type OperationOutcome = 'success' | 'partial' | 'error';
@@ -91,6 +96,12 @@ export class GatewayMetrics {
     labelNames: ['outcome'],
     registers: this.registers,
   });
+  private readonly idempotencyStoreFailures = new Counter({
+    name: 'tablegraph_idempotency_store_failures_total',
+    help: 'Idempotency records that could not be written as they must: lease_lost (a completion found its lease gone), not_durable (no Redis replica acknowledged it), unavailable (the store failed)',
+    labelNames: ['reason'],
+    registers: this.registers,
+  });
   private readonly deviations = new Counter({
     name: 'tablegraph_upstream_deviations_total',
     help: 'Upstream answers that differ from the documents, by service, route template, upstream field path (no list indexes) and what came (JSON type or reason)',
@@ -130,6 +141,11 @@ export class GatewayMetrics {
   /** Keys never become labels. */
   observeIdempotency(outcome: IdempotencyOutcome): void {
     this.idempotency.inc({ outcome });
+  }
+
+  /** A record not written as it must be; never silent (CONTRACT.md, Idempotency-Key). */
+  countIdempotencyStoreFailure(reason: IdempotencyStoreFailure): void {
+    this.idempotencyStoreFailures.inc({ reason });
   }
 
   countDeviation({ service, route, field, received }: { service: ServiceName; route: string; field: string; received: string }): void {

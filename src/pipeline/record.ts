@@ -42,8 +42,15 @@ export interface ClientRecord {
   known?: KnownClient;
   /** Upstream calls the request made, charged to the client's budget as execution ends. */
   actualUpstreamCalls?: number;
+  /**
+   * Reserves an admitted operation's estimated upstream calls on the client's budget before it runs (set by the
+   * client step): a refusal when the budget is spent. The reservation is settled against the actual calls after.
+   */
+  reserveCalls?: (calls: number) => Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }>;
+  /** Upstream calls reserved so far (every operation of a batch), settled after execution. */
+  reservedCalls?: number;
   /** A refusal decided after the client step let the request in, for the client metrics. */
-  refusedBy?: 'cost' | 'introspection' | 'trusted_documents';
+  refusedBy?: 'cost' | 'introspection' | 'trusted_documents' | 'upstream_budget';
 }
 
 /**
@@ -58,6 +65,11 @@ export interface RequestRecord {
   /** How the documents were named: `trusted` only when every operation came by a trusted manifest id. */
   document?: { trusted: boolean; hashes: string[] };
   idempotency?: { scopedKey?: string; outcome?: IdempotencyOutcome };
+  /**
+   * Awaited before the request's first write to a service (src/upstreams/http.ts): a keyed mutation's step records
+   * there that the key may have reached the upstream; a rejection stops the write before a byte is sent.
+   */
+  beforeUpstreamWrite?: () => Promise<void>;
   /** The estimate the client cost policy admitted the operation with. */
   cost?: { readonly cost: number; readonly upstreamCalls: number };
   /** Set when the compiled executor ran the request. */

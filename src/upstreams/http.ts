@@ -41,10 +41,15 @@ export interface CallScope {
   sharedReads?: SharedReads;
   /** The oldest kept answer this request accepts, ms: its `Cache-Control: max-age`, capped. 0 or absent: none. */
   maxAgeMs?: number;
+  /**
+   * Awaited before a write (any call but a GET) goes to a service, retries and all; a rejection stops it before a
+   * byte is sent. The idempotency step records here that a keyed mutation may reach the upstream. Undefined: go on.
+   */
+  beforeWrite?: () => Promise<void> | undefined;
 }
 
 /** What one call carries besides the request itself, from the request that makes it. */
-export interface CallContext extends Pick<CallScope, 'record' | 'requestId'> {
+export interface CallContext extends Pick<CallScope, 'record' | 'requestId' | 'beforeWrite'> {
   /** The credential values sent on the call: never quoted back in an error. */
   secrets?: readonly string[];
   /** GETs are shared with requests that sent credentials of this hash, and writes mark them; absent, neither. */
@@ -76,6 +81,8 @@ export class UpstreamHttp {
   /** Resolves the read body. Each attempt (a retry included) is one record. */
   call<T>(req: UpstreamRequest<T>, context: CallContext = {}): Promise<T> {
     if (req.signal?.aborted) return Promise.reject(deadlineError(this.service));
+    const ready = req.method === 'GET' ? undefined : context.beforeWrite?.();
+    if (ready) return ready.then(() => this.call(req, { ...context, beforeWrite: undefined }));
     const { shared } = context;
     if (shared && req.method === 'GET' && req.response !== BODY_IGNORED.response) return this.sharedRead(req, context, shared);
     const done = this.execute(req, context, req.signal, (answer) => readBody(this.service, req, answer));
@@ -195,7 +202,7 @@ export class ScopedCaller {
     const shared = scope.sharedReads && { reads: scope.sharedReads, credentialHash: callerHash((name) => sentByName.get(name)), maxAgeMs: scope.maxAgeMs ?? 0 };
     return {
       sent: { headers, signal: scope.signal, deadline: scope.deadline },
-      context: { record: scope.record, requestId: scope.requestId, secrets: credentials.secrets(), ...(shared ? { shared } : {}) },
+      context: { record: scope.record, requestId: scope.requestId, beforeWrite: scope.beforeWrite, secrets: credentials.secrets(), ...(shared ? { shared } : {}) },
     };
   }
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,7 @@ import { sha256Hex } from '../../src/sha256';
 import { BISTRO_NORD, LA_TERRAZZA, startStack, type Stack } from '../support/stack';
 import { MANIFEST_PATH, operation } from '../trustedDocuments/support';
 
-const KEYS = { acme: 'acme-secret-key-1', slow: 'slow-secret-key-2', frugal: 'frugal-secret-key-3', thrifty: 'thrifty-secret-key-4' };
+const KEYS = { acme: 'acme-secret-key-1', slow: 'slow-secret-key-2', frugal: 'frugal-secret-key-3', thrifty: 'thrifty-secret-key-4', sharer: 'sharer-secret-key-5' };
 
 /** A clients file in YAML, as an operator writes it. */
 export function clientsYaml(options: { anonymous?: boolean } = {}): string {
@@ -29,6 +30,10 @@ clients:
     audience: partner
     keySha256: ${sha256Hex(KEYS.thrifty)}
     policy: { upstreamCallsPerMinute: 3 }
+  - name: sharer         # 2 upstream calls a minute, asked for by requests that all arrive at once
+    audience: partner
+    keySha256: ${sha256Hex(KEYS.sharer)}
+    policy: { upstreamCallsPerMinute: 2 }
   - name: web
     audience: first-party
     policy: { requestsPerSecond: 1, burst: 2 }   # a 2 s window: three requests in a row always meet the limit
@@ -136,6 +141,22 @@ describe('clientPolicyStep', () => {
       expect(refused.body.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
       expect(item(refused.headers.get('ratelimit'), 'upstream-calls').r).toBe(0);
       expect(stack.sandbox.requests).toHaveLength(0);
+    });
+
+    it('reserves each request\'s estimated upstream calls before it runs: of concurrent requests, only those the budget holds run', async () => {
+      // Each reads the whole budget on arrival; their reservations, one estimated call each, are taken one at a time.
+      // Checks of distinct ids, so no two share a read (a shared read makes no call, and gives its reservation back).
+      const answers = await Promise.all(Array.from({ length: 5 }, () => stack.gql(`{ check(id: "${randomUUID()}") { id } }`, undefined, partner('sharer'))));
+      const served = answers.filter((a) => a.status === 200);
+      const refused = answers.filter((a) => a.status === 429);
+      expect([served.length, refused.length]).toEqual([2, 3]);
+      expect(stack.sandbox.requests).toHaveLength(2);
+      for (const res of refused) {
+        expect(res.body.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(item(res.headers.get('ratelimit'), 'upstream-calls').r).toBe(0);
+        expect(item(res.headers.get('ratelimit-policy'), 'upstream-calls')).toEqual({ q: 2, w: 60 });
+      }
     });
 
     it('refuses introspection to a client whose policy does not allow it', async () => {

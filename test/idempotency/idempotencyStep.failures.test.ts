@@ -28,6 +28,8 @@ const logger = createLogger({ level: 'info', destination: new Writable({ write: 
 /** A store whose every command fails, as Redis does while it is away. */
 const downStore: IdempotencyStore = {
   take: () => Promise.reject(new IdempotencyStoreUnavailableError()),
+  renew: () => Promise.reject(new IdempotencyStoreUnavailableError()),
+  markSent: () => Promise.reject(new IdempotencyStoreUnavailableError()),
   complete: () => Promise.reject(new IdempotencyStoreUnavailableError()),
   release: () => Promise.reject(new IdempotencyStoreUnavailableError()),
 };
@@ -64,7 +66,13 @@ describe('idempotencyStep, when things fail', () => {
 
   it('still answers the first request when its response cannot be stored, and says so', async () => {
     const memory = new MemoryIdempotencyStore({ maxBytes: 1 << 20 });
-    const store: IdempotencyStore = { take: (...a) => memory.take(...a), release: (...a) => memory.release(...a), complete: () => Promise.reject(new Error('gone')) };
+    const store: IdempotencyStore = {
+      take: (...a) => memory.take(...a),
+      renew: (...a) => memory.renew(...a),
+      markSent: (...a) => memory.markSent(...a),
+      release: (...a) => memory.release(...a),
+      complete: () => Promise.reject(new Error('gone')),
+    };
     const step = idempotencyStep({ store, logger });
     const request = requestWith({ 'idempotency-key': 'k3' });
     const res = await step(request, () => (request.record.upstreamCalls.push(sentCall), Promise.resolve(ok())));

@@ -78,4 +78,52 @@ describe('MemoryIdempotencyStore', () => {
     expect(evicted).toBe(0);
     expect((await s.take('c', 'fp', 5000)).state).toBe('done');
   });
+
+  it('holds a renewed lease past its first expiry, and says when the lease it renews is gone', async () => {
+    const s = store();
+    const taken = await s.take('k', 'fp', 5000);
+    if (taken.state !== 'taken') throw new Error('expected the key to be free');
+    now += 4000;
+    expect(await s.renew('k', taken.lease, 5000)).toBe(true);
+    now += 4000;
+    expect((await s.take('k', 'fp', 5000)).state).toBe('running');
+    now += 5000;
+    expect(await s.renew('k', taken.lease, 5000)).toBe(false);
+  });
+
+  it('keeps a key sent upstream from being freed when its lease lapses: unknown until its TTL, then free', async () => {
+    const s = store();
+    const taken = await s.take('k', 'fp', 5000);
+    if (taken.state !== 'taken') throw new Error('expected the key to be free');
+    expect(await s.markSent('k', taken.lease, 60)).toBe('recorded');
+    now += 5000;
+    expect(await s.take('k', 'other', 5000)).toEqual({ state: 'unknown', fingerprint: 'fp' });
+    now += 60_000;
+    expect((await s.take('k', 'fp', 5000)).state).toBe('taken');
+  });
+
+  it('says a completion or a mark found its lease gone once another request holds the key', async () => {
+    const s = store();
+    const old = await s.take('k', 'fp', 5000);
+    if (old.state !== 'taken') throw new Error('expected the key to be free');
+    now += 5000;
+    expect((await s.take('k', 'fp', 5000)).state).toBe('taken');
+    expect(await s.markSent('k', old.lease, 60)).toBe('lease_lost');
+    expect(await s.complete('k', old.lease, response(), 60)).toBe('lease_lost');
+  });
+
+  it('stores the answer of a request whose lease lapsed while nobody took its key, and frees a sent mark on release', async () => {
+    const s = store();
+    const slow = await s.take('slow', 'fp', 5000);
+    if (slow.state !== 'taken') throw new Error('expected the key to be free');
+    await s.markSent('slow', slow.lease, 60);
+    now += 5000;
+    expect(await s.complete('slow', slow.lease, response(), 60)).toBe('stored');
+    expect((await s.take('slow', 'fp', 5000)).state).toBe('done');
+    const refused = await s.take('refused', 'fp', 5000);
+    if (refused.state !== 'taken') throw new Error('expected the key to be free');
+    await s.markSent('refused', refused.lease, 60);
+    await s.release('refused', refused.lease);
+    expect((await s.take('refused', 'fp', 5000)).state).toBe('taken');
+  });
 });

@@ -64,7 +64,7 @@ withRedis('idempotency across replicas', () => {
       start({ UPSTREAM_HEADERS_TIMEOUT_MS: '1000' }),
     ]);
     // A fresh process's first requests are slow (lazy loading); the concurrency test should not measure that.
-    await Promise.all([a, b, c, d].map((url) => send(url, undefined, { input: { revenueCenterId: 'warm-up' } })));
+    await Promise.all([a, b, c, d].map((url) => untilKeysServed(url)));
   }, 90_000);
 
   afterAll(async () => {
@@ -86,6 +86,14 @@ withRedis('idempotency across replicas', () => {
       body: JSON.stringify({ query: BOOK, operationName: 'Book', variables }),
     });
     return { status: res.status, headers: res.headers, text: await res.text() };
+  }
+  /**
+   * Until `url` serves keyed mutations: its idempotency store is reached (readiness never waits for Redis). Each try
+   * is refused before any upstream call, so it leaves nothing behind.
+   */
+  async function untilKeysServed(url: string): Promise<void> {
+    const served = await eventually(async () => codeOf(await send(url, `warm-up-${randomUUID()}`, { input: { revenueCenterId: 'warm-up' } })) === 'BAD_USER_INPUT', 20_000);
+    if (!served) throw new Error(`${url} never served a keyed mutation`);
   }
   const codeOf = (answer: Answer) => (JSON.parse(answer.text) as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.[0]?.extensions?.code;
   // The scope: the caller's credentials and the client the clients file named (none here), then the key.
@@ -186,6 +194,32 @@ withRedis('idempotency across replicas', () => {
     expect(again.text).not.toBe(first.text);
     expect(upstream.posts()).toBe(before + 1);
   });
+
+  it('answers 409 IDEMPOTENCY_OUTCOME_UNKNOWN, never a second booking, after the replica running a booking is killed once it reached the service', async () => {
+    const e = await start({});
+    const dying = gateways[gateways.length - 1];
+    await untilKeysServed(e);
+    const key = `killed-${randomUUID()}`;
+    // The reservation service receives the booking and never answers it (as if the answer were on its way back).
+    const variables = { input: input('Slow') };
+    const before = upstream.posts();
+    const lost = send(e, key, variables).catch(() => undefined);
+    expect(await eventually(() => upstream.posts() === before + 1, 30_000)).toBe(true);
+    dying.child.kill('SIGKILL');
+    await Promise.all([dying.exited, lost]);
+    // The key was marked sent before the first byte went; the dead replica's lease lapses (as its PX would).
+    expect(await inspect.exists(`${redisKey(key)}:sent`)).toBe(1);
+    await inspect.pexpire(redisKey(key), 1);
+    expect(await eventually(async () => (await inspect.exists(redisKey(key))) === 0)).toBe(true);
+    for (const url of [a, b]) {
+      const retried = await send(url, key, variables, { ...LA_TERRAZZA, 'x-request-id': `after-kill-${url.split(':')[2]}` });
+      expect([retried.status, codeOf(retried)]).toEqual([409, 'IDEMPOTENCY_OUTCOME_UNKNOWN']);
+    }
+    expect(upstream.posts()).toBe(before + 1);
+    expect(await eventually(() => gateways[0].logs().some((l) => l.idempotency === 'outcome_unknown' && l.httpStatus === 409))).toBe(true);
+    expect(gateways[0].logs().some((l) => String(l.msg).startsWith('idempotency outcome unknown'))).toBe(true);
+    expect(await (await fetch(`${a}/metrics`)).text()).toMatch(/^tablegraph_idempotency_requests_total\{outcome="outcome_unknown"\} 1$/m);
+  }, 60_000);
 
   it('with Redis gone: refuses keyed mutations with 503, runs them when fail-open, and never touches requests without a key', async () => {
     await redis.stop();

@@ -387,3 +387,28 @@ describe('UpstreamHttp empty bodies', () => {
     expect(err).toMatchObject({ service: 'reservation', failure: 'bad_response', detail: 'the body is empty' });
   });
 });
+
+describe('UpstreamHttp before a write', () => {
+  it('awaits the context\'s beforeWrite before a write, once per call, and never for a GET', async () => {
+    const server = await serve((_req, res) => sendJson(res, 200, { ok: true }));
+    const http = transport(server.url);
+    const seen: string[] = [];
+    const beforeWrite = () => (seen.push(`hook at ${server.requests.length} requests`), Promise.resolve());
+    await http.call(get('/read', Ok), { beforeWrite });
+    await http.call({ method: 'POST', route: '/write', path: '/write', headers: {}, body: {}, response: Ok }, { beforeWrite });
+    expect(seen).toEqual(['hook at 1 requests']);
+    expect(server.requests.map((r) => r.method)).toEqual(['GET', 'POST']);
+  });
+
+  it('sends nothing when beforeWrite rejects: the write fails with its error, and no call is recorded as sent', async () => {
+    const server = await serve((_req, res) => sendJson(res, 200, { ok: true }));
+    const records: UpstreamCallRecord[] = [];
+    const refused = transport(server.url).call(
+      { method: 'POST', route: '/write', path: '/write', headers: {}, body: {}, response: Ok },
+      { beforeWrite: () => Promise.reject(new Error('not durable')), record: (r) => records.push(r) },
+    );
+    await expect(refused).rejects.toThrow('not durable');
+    expect(server.requests).toHaveLength(0);
+    expect(records.filter((r) => r.sent !== false)).toHaveLength(0);
+  });
+});
