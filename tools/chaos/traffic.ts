@@ -80,8 +80,8 @@ export interface BudgetPhase {
  * The client side of the run: an open loop starting `ratePerS` requests a second through the proxy, each a day view,
  * a check or a booking with an Idempotency-Key of its own (its note in the booking holds the key, so the upstream can
  * count executions by key). A booking is retried with the same key on a connection error, a timeout, a 5xx that is
- * not a replay, a 429, or a 409 IDEMPOTENCY_KEY_IN_USE (after Retry-After), until it gets a final answer or the run
- * ends. Meanwhile the budgeted client sends `budget.concurrency` requests at a time in phases.
+ * not a replay, a 429, or a 409 IDEMPOTENCY_KEY_IN_USE (after Retry-After, or backing off), until it gets a final
+ * answer or the run ends. Meanwhile the budgeted client sends `budget.concurrency` requests at a time in phases.
  */
 export class Traffic {
   readonly attempts: Attempt[] = [];
@@ -144,12 +144,20 @@ export class Traffic {
           booking.final = attempt;
           return;
         }
-        // As a well-behaved client: Retry-After when given, a short pause otherwise.
-        await sleep(attempt.retryAfterS !== undefined ? attempt.retryAfterS * 1000 : 300);
+        await sleep(this.backoffMs(booking.attempts.length, attempt.retryAfterS));
       }
     } finally {
       this.keyedInFlight -= 1;
     }
+  }
+
+  /**
+   * As a well-behaved client waits before its `n`th retry: Retry-After when the answer gives one, otherwise
+   * exponential backoff from 250 ms up to 3 s, with jitter (a crowd of retrying clients must not become a flood).
+   */
+  private backoffMs(n: number, retryAfterS: number | undefined): number {
+    if (retryAfterS !== undefined) return retryAfterS * 1000;
+    return Math.min(3000, 250 * 2 ** (n - 1)) * (0.75 + this.random() / 2);
   }
 
   private bookingBody(key: string): string {
