@@ -7,7 +7,7 @@ import { exitOf, rssOf, startGateway, startUpstreams, type GatewayBuild, type Ga
 import { RedisTopology, SENTINEL_NAME } from './redisTopology';
 import { summarize, type ChaosSummary } from './summary';
 import { APP_CLIENT, BUDGETED_CLIENT, Traffic } from './traffic';
-import type { UpstreamsAddresses, UpstreamsReport } from './upstreamsMain';
+import type { HeldPosts, UpstreamsAddresses, UpstreamsReport } from './upstreamsMain';
 
 export interface ChaosOptions {
   /** The gateways run built (`npm start`'s command) or from the TypeScript through tsx. */
@@ -141,15 +141,19 @@ export async function runChaos(options: ChaosOptions, janitor = new Janitor()): 
     const run: ChaosRun = { options, startedAt, events, traffic, upstream: emptyReport(), upstreamAfterResend: emptyReport(), survivors: [], warnings: new Map() };
     const script = async () => {
       const at = async (s: number) => sleep(Math.max(0, startedAt + s * 1000 - Date.now()));
-      const held = async (): Promise<number[]> => ((await (await fetch(`${upstreams.addresses.controlUrl}/inflight`)).json()) as { held: number[] }).held;
+      const held = async (): Promise<number[]> => ((await (await fetch(`${upstreams.addresses.controlUrl}/inflight`)).json()) as HeldPosts).ageMs[0] ?? [];
 
       await at(options.at.sigkill);
-      // gw1 is slot 0: wait (a few seconds at most) until its bookings are in flight upstream, two if it can be.
+      // gw1 is slot 0. Wait (5 s at most) until it has two bookings upstream, one received under 250 ms ago, so that
+      // the kill lands while they are held; those still held after it were surely in flight.
       const chosen = Date.now();
-      let inFlight = 0;
-      while (Date.now() - chosen < 5000 && (inFlight = (await held())[0]) < 2) await sleep(10);
-      if (inFlight === 0) inFlight = (await held())[0];
+      for (let ages = await held(); Date.now() - chosen < 5000; ages = await held()) {
+        if (ages.length >= 2 && Math.min(...ages) < 250) break;
+        await sleep(5);
+      }
       gateways.get('gw1')!.process.kill('SIGKILL');
+      await exitOf(gateways.get('gw1')!.process);
+      const inFlight = (await held()).length;
       run.killedInFlight = inFlight;
       note(`gw1 killed with SIGKILL, ${inFlight} of its bookings in flight upstream`);
 

@@ -23,6 +23,11 @@ export interface UpstreamsAddresses {
   sample: { busyDate: string; checkId: string; revenueCenterId: string; bookingDate: string };
 }
 
+/** The booking POSTs each slot holds now: how long ago each was received. */
+export interface HeldPosts {
+  ageMs: number[][];
+}
+
 export interface UpstreamsReport {
   /** The reservations created with each note (the harness writes a booking's Idempotency-Key there), by id. */
   bookingsByNote: Record<string, string[]>;
@@ -49,24 +54,32 @@ async function main(): Promise<void> {
   });
   const reservationUrl = await listen(reservation);
   const posUrl = await listen(pos);
-  const held = Array.from({ length: slots }, () => 0);
+  // Per slot, when each POST held now was received (ms since the epoch).
+  const held = Array.from({ length: slots }, () => new Set<number>());
   let posts = 0;
   const proxies = await Promise.all(
-    held.map((_zero, slot) =>
+    held.map((slotHeld) =>
       listen(
         createServer((req, res) => {
           const booking = req.method === 'POST';
+          const since = { at: 0 };
           void relay(req, res, reservationUrl, booking ? bookingDelayMs : 0, (delta) => {
             if (!booking) return;
-            held[slot] += delta;
-            if (delta > 0) posts += 1;
+            if (delta > 0) {
+              // Unique per request: two received in the same millisecond must not share an entry.
+              since.at = Date.now() + posts / 1e6;
+              slotHeld.add(since.at);
+              posts += 1;
+            } else slotHeld.delete(since.at);
           });
         }),
       ),
     ),
   );
   const control = createServer((req, res) => {
-    const body = req.url === '/inflight' ? { held } : req.url === '/report' ? report(state, employeesCalls, posts) : undefined;
+    const now = Date.now();
+    const inflight: HeldPosts = { ageMs: held.map((slot) => [...slot].map((at) => now - at)) };
+    const body = req.url === '/inflight' ? inflight : req.url === '/report' ? report(state, employeesCalls, posts) : undefined;
     res.writeHead(body ? 200 : 404, { 'content-type': 'application/json' }).end(JSON.stringify(body ?? {}));
   });
   const controlUrl = await listen(control);
