@@ -12,10 +12,10 @@ function requireTools(): void {
 
 /**
  * The short version of `npm run chaos` (tools/chaos/): real processes only (a Redis primary, a replica and three
- * Sentinels; three gateways behind HAProxy; the sandbox upstreams), 36 s of traffic with keyed bookings retried
- * through the proxy, while a gateway is killed with SIGKILL with bookings in flight (at 3 s; its leases lapse before
- * Redis fails), another is replaced as a rolling deploy would (at 7 s) and the Redis primary is killed (at 20 s) and
- * comes back as a replica (at 27 s). The checks are the contract's (CONTRACT.md, Process and Idempotency-Key).
+ * Sentinels; three gateways behind HAProxy; the sandbox upstreams), 40 s of traffic with keyed bookings retried
+ * through the proxy, while a gateway is killed with SIGKILL with bookings in flight (from 3 s), another is replaced as
+ * a rolling deploy would (at 7 s) and the Redis primary is killed (at 20 s, or once the killed gateway's leases have
+ * lapsed) and comes back as a replica 7 s later. The checks are the contract's (CONTRACT.md, Process and Idempotency-Key).
  */
 describe('a Redis failover, a gateway killed mid-booking and a rolling restart, under load', () => {
   const janitor = new Janitor();
@@ -30,7 +30,7 @@ describe('a Redis failover, a gateway killed mid-booking and a rolling restart, 
     outcome = await runChaos(
       {
         build: 'source',
-        durationS: 36,
+        durationS: 40,
         ratePerS: 12,
         bookingShare: 0.3,
         bookingDelayMs: 500,

@@ -21,7 +21,11 @@ export interface ChaosOptions {
   bookingDelayMs: number;
   /** The gateways' REQUEST_TIMEOUT_MS (an idempotency lease lapses 10 s after it). */
   requestTimeoutMs: number;
-  /** When each fault happens, in seconds after the traffic starts. */
+  /**
+   * When each fault happens, in seconds after the traffic starts. The primary dies no sooner than the killed
+   * gateway's leases lapse (REQUEST_TIMEOUT_MS + 10 s + 3 s after the SIGKILL), and comes back
+   * `redisRestart - redisKill` seconds after it died.
+   */
   at: { sigkill: number; rolling: number; redisKill: number; redisRestart: number };
   /** The budgeted client: its upstream calls per minute, requests at a time, and phases (active seconds, every seconds). */
   budget: { perMinute: number; concurrency: number; activeS: number; everyS: number };
@@ -144,14 +148,15 @@ export async function runChaos(options: ChaosOptions, janitor = new Janitor()): 
       const held = async (): Promise<number[]> => ((await (await fetch(`${upstreams.addresses.controlUrl}/inflight`)).json()) as HeldPosts).ageMs[0] ?? [];
 
       await at(options.at.sigkill);
-      // gw1 is slot 0. Wait (5 s at most) until it has two bookings upstream, one received under 250 ms ago, so that
-      // the kill lands while they are held; those still held after it were surely in flight.
+      // gw1 is slot 0. Wait until it has bookings upstream, one received under 250 ms ago, so that the kill lands
+      // while they are held (two if that comes within 2 s; 5 s at most); those still held after it were in flight.
       const chosen = Date.now();
       for (let ages = await held(); Date.now() - chosen < 5000; ages = await held()) {
-        if (ages.length >= 2 && Math.min(...ages) < 250) break;
+        if (ages.length >= (Date.now() - chosen < 2000 ? 2 : 1) && Math.min(...ages) < 250) break;
         await sleep(5);
       }
       gateways.get('gw1')!.process.kill('SIGKILL');
+      const killedAt = Date.now();
       await exitOf(gateways.get('gw1')!.process);
       const inFlight = (await held()).length;
       run.killedInFlight = inFlight;
@@ -172,6 +177,9 @@ export async function runChaos(options: ChaosOptions, janitor = new Janitor()): 
       });
 
       await at(options.at.redisKill);
+      // Not before the killed gateway's leases have lapsed (and been retried): a gateway without durable leases runs
+      // those bookings again then, and the run must see it, not hide it behind Redis's death.
+      await sleep(Math.max(0, killedAt + options.requestTimeoutMs + 10_000 + 3000 - Date.now()));
       run.redisKilledAt = Date.now();
       redis.kill(redis.primaryPort);
       note(`Redis primary :${redis.primaryPort} killed with SIGKILL (${traffic.bookingsInFlight} bookings in flight)`);
@@ -184,7 +192,7 @@ export async function runChaos(options: ChaosOptions, janitor = new Janitor()): 
         return;
       }
 
-      await at(options.at.redisRestart);
+      await sleep(Math.max(0, run.redisKilledAt + (options.at.redisRestart - options.at.redisKill) * 1000 - Date.now()));
       await redis.restartAsReplica(redis.primaryPort);
       note(`old primary :${redis.primaryPort} back, as a replica`);
     };
