@@ -9,6 +9,7 @@ import { startStack, type Stack } from '../support/stack';
 
 const DEPLOY = join(__dirname, '..', '..', 'deploy');
 const REDIS_COMPONENT = join(DEPLOY, 'components', 'redis');
+const SENTINEL_COMPONENT = join(DEPLOY, 'components', 'redis-sentinel');
 const INGRESS_COMPONENT = join(DEPLOY, 'components', 'ingress-nginx');
 const ROOT = join(DEPLOY, '..');
 
@@ -76,6 +77,8 @@ describe('deploy/ (Kubernetes manifests)', () => {
     expect(text).toContain('managed Redis');
     expect(text).toContain("kubectl create secret generic tablegraph-redis --from-literal=url=");
     expect(text).toContain('kubectl create secret generic tablegraph-redis --from-literal=password=');
+    expect(text).toContain('components/redis-sentinel');
+    expect(existsSync(join(SENTINEL_COMPONENT, 'kustomization.yaml'))).toBe(true);
   });
 
   it('commits no Secret: REDIS_URL comes from a Secret created out of band', () => {
@@ -295,6 +298,120 @@ describe('deploy/ (Kubernetes manifests)', () => {
       expect(env[1].valueFrom).toBeNull();
       expect(url).toBe(`redis://:$(REDIS_PASSWORD)@${redisService.metadata.name}:${redisService.spec.ports[0].port}/0`);
       expect(loadConfig({ ...configMap.data, REDIS_URL: url.replace('$(REDIS_PASSWORD)', 'a1b2c3') }).redisUrl).toBe('redis://:a1b2c3@tablegraph-redis:6379/0');
+    });
+  });
+
+  describe('components/redis-sentinel (a Redis in the cluster that fails over)', () => {
+    const component = parseAllDocuments(readFileSync(join(SENTINEL_COMPONENT, 'kustomization.yaml'), 'utf8'))[0].toJS() as {
+      kind: string;
+      resources: string[];
+      patches: Array<{ path: string }>;
+    };
+    const parts = loadManifests(SENTINEL_COMPONENT);
+    const byName = (kind: string, name: string): Manifest => {
+      const found = parts.find((m) => m.kind === kind && m.metadata.name === name);
+      if (!found) throw new Error(`no ${kind} ${name} in components/redis-sentinel`);
+      return found;
+    };
+    const data = byName('StatefulSet', 'tablegraph-redis');
+    const sentinels = byName('StatefulSet', 'tablegraph-redis-sentinel');
+    const dataService = byName('Service', data.spec.serviceName);
+    const sentinelService = byName('Service', sentinels.spec.serviceName);
+    const redis = data.spec.template.spec.containers[0];
+    const sentinel = sentinels.spec.template.spec.containers[0];
+    /** The start script of a container (`sh -c <script>`): what it writes into the server's config. */
+    const scriptOf = (c: { command: string[]; args: string[] }) => {
+      expect(c.command).toEqual(['sh', '-c']);
+      return c.args[0];
+    };
+    const patch = parts.find((m) => m.kind === 'Deployment')!;
+    const patched = patch.spec.template.spec.containers[0];
+    type EnvVar = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } | null };
+    const patchedEnv = (name: string) => (patched.env as EnvVar[]).find((e) => e.name === name);
+    const monitored = /^\s*echo "sentinel monitor (\S+) \$primary (\d+) (\d+)"$/m.exec(scriptOf(sentinel));
+
+    it('is a kustomize Component of two StatefulSets and their Services, with a patch of the gateway and no Secret', () => {
+      expect(component.kind).toBe('Component');
+      expect(parts.map((m) => m.kind).sort()).toEqual(['Deployment', 'Service', 'Service', 'StatefulSet', 'StatefulSet']);
+      expect([...component.resources, ...component.patches.map((p) => p.path)].sort()).toEqual([...new Set(parts.map((m) => m.file))].sort());
+      expect(component.patches.map((p) => p.path)).toEqual([patch.file]);
+      expect(parts.some((m) => m.kind === 'Secret')).toBe(false);
+    });
+
+    it('runs a primary and two replicas, each persistent, every write in the append-only file and no eviction', () => {
+      expect(data.spec.replicas).toBe(3);
+      const [claim] = data.spec.volumeClaimTemplates;
+      expect(claim.spec.accessModes).toEqual(['ReadWriteOnce']);
+      expect(redis.volumeMounts).toContainEqual({ name: claim.metadata.name, mountPath: '/data' });
+      const script = scriptOf(redis);
+      for (const line of ['dir /data', 'appendonly yes', 'maxmemory-policy noeviction']) expect(script).toContain(`echo "${line}"`);
+      // A node restarting asks the Sentinels for the primary and replicates it; only pod 0's very first start is a primary.
+      expect(script).toContain('sentinel get-master-addr-by-name');
+      expect(script).toContain('echo "replicaof $primary 6379"');
+      expect(script).toContain('tablegraph-redis-0.tablegraph-redis');
+      expect(script).toMatch(/exec redis-server \/conf\/redis.conf$/m);
+    });
+
+    it('runs three Sentinels, two of which must agree, watching the primary under the name the gateway asks for', () => {
+      expect(sentinels.spec.replicas).toBe(3);
+      expect(monitored).not.toBeNull();
+      const [, name, port, quorum] = monitored!;
+      expect(Number(quorum)).toBe(2);
+      expect(Number(port)).toBe(dataService.spec.ports[0].port);
+      expect(patchedEnv('REDIS_SENTINEL_NAME')?.value).toBe(name);
+      // Detection leaves room for the failover itself within the contract's 15 s.
+      const downAfter = Number(new RegExp(`sentinel down-after-milliseconds ${name} (\\d+)`).exec(scriptOf(sentinel))?.[1]);
+      expect(downAfter).toBeGreaterThan(0);
+      expect(downAfter).toBeLessThanOrEqual(10_000);
+      expect(scriptOf(sentinel)).toMatch(/exec redis-sentinel \/conf\/sentinel.conf$/m);
+    });
+
+    it('takes every password from the Secret: requirepass and masterauth on the nodes, auth-pass on the Sentinels', () => {
+      for (const c of [redis, sentinel]) {
+        const password = (c.env as EnvVar[]).find((e) => e.name === 'REDIS_PASSWORD');
+        expect(password?.valueFrom?.secretKeyRef).toEqual({ name: 'tablegraph-redis', key: 'password' });
+      }
+      expect(scriptOf(redis)).toContain('echo "requirepass $REDIS_PASSWORD"');
+      expect(scriptOf(redis)).toContain('echo "masterauth $REDIS_PASSWORD"');
+      expect(scriptOf(sentinel)).toContain(`echo "sentinel auth-pass ${monitored![1]} $REDIS_PASSWORD"`);
+      // Written to a file at start, never on a command line.
+      expect([...redis.args, ...sentinel.args].join('\n')).not.toMatch(/--requirepass|--masterauth/);
+    });
+
+    it('names every pod through a headless Service that its pods\' labels select, ports matching', () => {
+      for (const [set, service, container] of [[data, dataService, redis], [sentinels, sentinelService, sentinel]] as const) {
+        expect(service.spec.clusterIP).toBe('None');
+        expect(service.spec.publishNotReadyAddresses).toBe(true);
+        const podLabels = set.spec.template.metadata.labels as Record<string, string>;
+        for (const [k, v] of Object.entries(service.spec.selector as Record<string, string>)) expect(podLabels[k]).toBe(v);
+        for (const [k, v] of Object.entries(set.spec.selector.matchLabels as Record<string, string>)) expect(podLabels[k]).toBe(v);
+        const port = service.spec.ports[0];
+        expect(container.ports.find((p: { name: string }) => p.name === port.targetPort).containerPort).toBe(port.port);
+      }
+    });
+
+    it("gives the gateway every Sentinel's address, their name for the primary, and the password through REDIS_URL", () => {
+      expect(patch.metadata.name).toBe(deployment.metadata.name);
+      expect(patched.name).toBe(container.name);
+      expect((patched.env as EnvVar[]).map((e) => e.name)).toEqual(['REDIS_PASSWORD', 'REDIS_URL', 'REDIS_SENTINELS', 'REDIS_SENTINEL_NAME']);
+      const port = sentinelService.spec.ports[0].port;
+      const pods = Array.from({ length: sentinels.spec.replicas }, (_v, i) => `${sentinels.metadata.name}-${i}.${sentinelService.metadata.name}:${port}`);
+      expect(patchedEnv('REDIS_SENTINELS')?.value?.split(',')).toEqual(pods);
+      // REDIS_URL lends its password and database (CONTRACT.md, Process); the Secret's url is replaced (`valueFrom: null`).
+      const url = patchedEnv('REDIS_URL')!;
+      expect(url.valueFrom).toBeNull();
+      expect(url.value).toMatch(/^redis:\/\/:\$\(REDIS_PASSWORD\)@[\w.-]+:6379\/0$/);
+      expect(patchedEnv('REDIS_PASSWORD')?.valueFrom?.secretKeyRef).toEqual({ name: 'tablegraph-redis', key: 'password' });
+      const env = { ...configMap.data, REDIS_URL: url.value!.replace('$(REDIS_PASSWORD)', 'a1b2c3'), REDIS_SENTINELS: patchedEnv('REDIS_SENTINELS')!.value!, REDIS_SENTINEL_NAME: patchedEnv('REDIS_SENTINEL_NAME')!.value! };
+      expect(() => loadConfig(env)).not.toThrow();
+    });
+
+    it('runs its pods as a non-root user without privileges, with a read-only root file system', () => {
+      for (const set of [data, sentinels]) {
+        expect(set.spec.template.spec.securityContext).toMatchObject({ runAsNonRoot: true });
+        expect(set.spec.template.spec.securityContext.runAsUser).not.toBe(0);
+        expect(set.spec.template.spec.containers[0].securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
+      }
     });
   });
 
