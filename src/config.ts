@@ -62,6 +62,7 @@ export const ConfigSchema = z.object({
   JIT_MIN_USES: int(3, 1),
   JIT_MAX_DOCUMENTS: int(50),
   COMPILED_PATH: bool(true),
+  RESPONSE_COMPRESSION: bool(true),
   DOCUMENT_CACHE_MAX_BYTES: int(8 * 1024 * 1024, 1024),
   APQ_CACHE_MAX_BYTES: int(10 * 1024 * 1024, 1024),
   APQ_TTL_SECONDS: int(86_400, 1),
@@ -185,6 +186,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     },
     introspection: e.INTROSPECTION || e.NODE_ENV !== 'production',
     execution: { minUses: e.JIT_MIN_USES, maxCompiledDocuments: e.JIT_MAX_DOCUMENTS, documentCacheMaxBytes: e.DOCUMENT_CACHE_MAX_BYTES, compiledPath: e.COMPILED_PATH },
+    /** gzip and br for answers above 1 KiB, as `Accept-Encoding` asks (off where the ingress compresses). */
+    responseCompression: e.RESPONSE_COMPRESSION,
     persistedQueries: { maxBytes: e.APQ_CACHE_MAX_BYTES, ttlSeconds: e.APQ_TTL_SECONDS },
     redisUrl: e.REDIS_URL,
     live: { pollMs: Math.round(e.LIVE_POLL_SECONDS * 1000), maxSubscriptionsPerConnection: e.LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION },
