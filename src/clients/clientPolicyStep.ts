@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import { callerHash } from '../credentials';
 import { ErrorCode } from '../errors/codes';
+import { afterAnswer } from '../pipeline/streamEnd';
 import { refusal, type GraphqlStep } from '../pipeline/types';
 import type { ClientRecord, KnownClient } from '../pipeline/record';
 import { clientCostPolicy } from '../limits/costLimit';
@@ -57,13 +58,17 @@ function clientPolicyStep(directory: ClientsDirectory, budgets: ClientBudgets, m
       });
     }
     const response = await next();
-    const made = state.actualUpstreamCalls ?? 0;
-    // Without upstream calls the budget stands where `take` read it: no second round trip to the store.
-    const calls = made > 0 ? await budgets.charge(client, budgetKey, made) : taken.quotas[1];
-    metrics.called(client.name, made);
-    metrics.decided(client.name, state.refusedBy ?? 'allowed');
-    for (const [name, value] of Object.entries(rateLimitHeaders([taken.quotas[0], calls]))) response.headers.set(name, value);
-    return response;
+    // A stream's headers go out before its later parts make their calls: they say the budget as `take` read it.
+    if (response.stream) for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+    // Charged once the whole answer is out: an incremental answer's later parts make calls too.
+    return afterAnswer(response, async () => {
+      const made = state.actualUpstreamCalls ?? 0;
+      // Without upstream calls the budget stands where `take` read it: no second round trip to the store.
+      const calls = made > 0 ? await budgets.charge(client, budgetKey, made) : taken.quotas[1];
+      metrics.called(client.name, made);
+      metrics.decided(client.name, state.refusedBy ?? 'allowed');
+      if (!response.stream) for (const [name, value] of Object.entries(rateLimitHeaders([taken.quotas[0], calls]))) response.headers.set(name, value);
+    });
   };
 }
 

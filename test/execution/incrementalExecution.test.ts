@@ -1,0 +1,172 @@
+import { ApolloClient, HttpLink, InMemoryCache } from '@apollo/client';
+import { Defer20220824Handler } from '@apollo/client/incremental';
+import { print } from 'graphql';
+import { DeferredDayViewDocument, type DeferredDayViewQuery } from '../../operations/generated/graphql';
+import { SAMPLE } from '../../src/sandbox';
+import { startSlowProxy, type SlowProxy } from '../support/slowProxy';
+import { LA_TERRAZZA, logLine, startStack, type Stack } from '../support/stack';
+
+/**
+ * `@defer` through the whole gateway to Apollo Client 4 over real HTTP: the sandbox services, the POS behind a proxy
+ * that holds each answer 300 ms (and fails the checks a test names), the gateway between.
+ */
+
+const POS_DELAY_MS = 300;
+const MULTIPART = 'multipart/mixed;deferSpec=20220824,application/graphql-response+json,application/json;q=0.9';
+
+type Node = NonNullable<NonNullable<NonNullable<DeferredDayViewQuery['reservations']>['nodes']>[number]>;
+interface Emission {
+  dataState: string;
+  nodes: Array<Node & { check?: unknown }>;
+  errors: ReadonlyArray<{ path?: ReadonlyArray<string | number>; extensions?: Record<string, unknown> }>;
+  /** POS answers the proxy had sent when Apollo Client emitted this result. */
+  posAnswered: number;
+}
+
+function apolloClient(stack: Stack, requestIds: string[]): ApolloClient {
+  const link = new HttpLink({
+    uri: `${stack.url}/graphql`,
+    headers: LA_TERRAZZA,
+    fetch: async (input, init) => {
+      const response = await fetch(input, init);
+      requestIds.push(response.headers.get('x-request-id') ?? '');
+      return response;
+    },
+  });
+  return new ApolloClient({ cache: new InMemoryCache(), link, incrementalHandler: new Defer20220824Handler() });
+}
+
+/** Every result Apollo Client emits for the deferred day view, until it is complete. */
+function watchDay(client: ApolloClient, date: string, pos: SlowProxy): Promise<Emission[]> {
+  const emissions: Emission[] = [];
+  return new Promise((resolve, reject) => {
+    const subscription = client.watchQuery({ query: DeferredDayViewDocument, variables: { date, perPage: 50 }, errorPolicy: 'all' }).subscribe({
+      next(result) {
+        if (result.loading && result.dataState === 'empty') return;
+        const nodes = (result.data?.reservations?.nodes ?? []) as Emission['nodes'];
+        const errors = (result.error as { errors?: Emission['errors'] } | undefined)?.errors ?? [];
+        emissions.push({ dataState: result.dataState, nodes, errors, posAnswered: pos.counts.answered });
+        if (result.dataState === 'complete') {
+          subscription.unsubscribe();
+          resolve(emissions);
+        }
+      },
+      error: reject,
+    });
+  });
+}
+
+describe('incremental execution', () => {
+  let stack: Stack;
+  let pos: SlowProxy;
+  let date: string;
+
+  beforeAll(async () => {
+    pos = await startSlowProxy();
+    stack = await startStack({ env: { POS_BASE_URL: pos.url, UPSTREAM_RETRIES: '0' } });
+    pos.target = stack.sandbox.posUrl;
+    date = SAMPLE.laTerrazza.busyDate(stack.sandbox.state);
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await pos?.close();
+  });
+  beforeEach(() => {
+    pos.delayMs = POS_DELAY_MS;
+    pos.fails = () => false;
+    pos.counts.answered = 0;
+    pos.counts.received = 0;
+  });
+
+  it('gives Apollo Client the reservations before the POS answers, then each check', async () => {
+    const requestIds: string[] = [];
+    const emissions = await watchDay(apolloClient(stack, requestIds), date, pos);
+
+    const [first] = emissions;
+    expect(first.dataState).toBe('streaming');
+    expect(first.nodes).toHaveLength(SAMPLE.laTerrazza.busyDateReservationCount);
+    expect(first.nodes.every((node) => node.id && node.check === undefined)).toBe(true);
+    expect(first.posAnswered).toBe(0);
+    const last = emissions.at(-1)!;
+    expect(last.nodes.map((n) => n.id)).toEqual(first.nodes.map((n) => n.id));
+    expect(last.nodes.some((node) => (node.check as { summary?: unknown } | null)?.summary)).toBe(true);
+    expect(last.errors).toEqual([]);
+
+    const line = logLine(stack, requestIds[0]);
+    expect(line).toMatchObject({ transport: 'multipart', outcome: 'success', httpStatus: 200 });
+    expect(line.events).toBe(emissions.length);
+    // Every check call of the deferred parts is in the one record, written once the stream ended.
+    expect((line.upstreamCalls as Array<{ service: string }>).filter((c) => c.service === 'pos')).toHaveLength(pos.counts.received);
+  }, 20_000);
+
+  it('keeps the list and the other checks when one deferred check fails upstream', async () => {
+    const whole = await stack.gql<DeferredDayViewQuery>(print(DeferredDayViewDocument), { date, perPage: 50 });
+    const nodes = whole.body.data!.reservations!.nodes!;
+    const index = nodes.findIndex((node) => (node as { check?: { id: string } | null }).check);
+    const failing = (nodes[index] as { check: { id: string } }).check.id;
+    pos.fails = (path) => path.includes(failing);
+
+    const requestIds: string[] = [];
+    const emissions = await watchDay(apolloClient(stack, requestIds), date, pos);
+    const last = emissions.at(-1)!;
+    expect(last.nodes.map((n) => n.id)).toEqual(nodes.map((n) => n!.id));
+    // Reservations may share a check: each one of that check has its null and its error at its own path.
+    const checkIdAt = (i: number) => (nodes[i] as { check?: { id: string } | null }).check?.id;
+    const failed = nodes.flatMap((_, i) => (checkIdAt(i) === failing ? [i] : []));
+    for (const i of failed) expect(last.nodes[i].check).toBeNull();
+    expect(last.errors.map((e) => e.path)).toEqual(expect.arrayContaining(failed.map((i) => ['reservations', 'nodes', i, 'check'])));
+    expect(last.errors).toHaveLength(failed.length);
+    expect(last.errors.every((e) => e.extensions?.code === 'UPSTREAM_ERROR')).toBe(true);
+    const others = last.nodes.filter((_, i) => checkIdAt(i) !== undefined && checkIdAt(i) !== failing);
+    expect(others.length).toBeGreaterThan(0);
+    expect(others.every((node) => (node.check as { id?: string } | null)?.id)).toBe(true);
+    expect(logLine(stack, requestIds[0])).toMatchObject({ transport: 'multipart', outcome: 'partial', errorCodes: ['UPSTREAM_ERROR'] });
+  }, 20_000);
+
+  it('answers a client that does not accept multipart/mixed with the whole result in one JSON body', async () => {
+    pos.delayMs = 0;
+    const query = print(DeferredDayViewDocument);
+    const post = (accept?: string) =>
+      fetch(`${stack.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(accept ? { accept } : {}), ...LA_TERRAZZA },
+        body: JSON.stringify({ query, variables: { date, perPage: 50 } }),
+      });
+    const streamed = await post(MULTIPART);
+    expect(streamed.headers.get('content-type')).toBe('multipart/mixed; boundary="-"; deferSpec=20220824');
+    await streamed.text();
+
+    // graphql-js first, then graphql-jit once the text is compiled (JIT_MIN_USES): both ignore @defer.
+    const bodies: unknown[] = [];
+    for (const accept of [undefined, 'application/json', '*/*', 'application/graphql-response+json', 'application/json']) {
+      const res = await post(accept);
+      expect(res.headers.get('content-type')).toMatch(/^application\/(graphql-response\+)?json/);
+      bodies.push(await res.json());
+      expect(logLine(stack, res.headers.get('x-request-id')!).transport).toBeUndefined();
+    }
+    expect(stack.logs.some((l) => l.includes('"execution":"compiled"'))).toBe(true);
+    const [first, ...rest] = bodies as Array<{ data: DeferredDayViewQuery; errors?: unknown }>;
+    expect(first.errors).toBeUndefined();
+    expect(first.data.reservations!.nodes!.some((n) => (n as { check?: unknown }).check)).toBe(true);
+    for (const body of rest) expect(body).toEqual(first);
+  }, 20_000);
+
+  it('judges the whole operation against the limits, deferred parts included', async () => {
+    const limited = await startStack({ env: { MAX_UPSTREAM_CALLS: '5' } });
+    try {
+      const res = await fetch(`${limited.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: MULTIPART, ...LA_TERRAZZA },
+        body: JSON.stringify({ query: print(DeferredDayViewDocument), variables: { date, perPage: 50 } }),
+      });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/^application\/(graphql-response\+)?json/);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      const body = (await res.json()) as { errors: Array<{ extensions: { code: string } }> };
+      expect(body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+      expect(limited.sandbox.requests).toHaveLength(0);
+    } finally {
+      await limited.close();
+    }
+  });
+});
