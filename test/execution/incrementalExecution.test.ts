@@ -2,7 +2,9 @@ import { ApolloClient, HttpLink, InMemoryCache } from '@apollo/client';
 import { Defer20220824Handler } from '@apollo/client/incremental';
 import { print } from 'graphql';
 import { DeferredDayViewDocument, type DeferredDayViewQuery } from '../../operations/generated/graphql';
+import { acceptsIncremental } from '../../src/execution/incrementalExecution';
 import { SAMPLE } from '../../src/sandbox';
+import { eventually } from '../support/gatewayProcess';
 import { startSlowProxy, type SlowProxy } from '../support/slowProxy';
 import { LA_TERRAZZA, logLine, startStack, type Stack } from '../support/stack';
 
@@ -151,6 +153,54 @@ describe('incremental execution', () => {
     for (const body of rest) expect(body).toEqual(first);
   }, 20_000);
 
+  it('streams a list with @stream: its first items with the rest, the others as items in later parts', async () => {
+    pos.delayMs = 0;
+    const query = `query S($date: Date!) { reservations(date: $date, perPage: 5) { nodes @stream(initialCount: 2) { id } } }`;
+    const res = await fetch(`${stack.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: MULTIPART, ...LA_TERRAZZA },
+      body: JSON.stringify({ query, variables: { date } }),
+    });
+    const parts = (await res.text())
+      .split('\r\n---')
+      .filter((p) => p.includes('{'))
+      .map((p) => JSON.parse(p.slice(p.indexOf('{'))) as { data?: { reservations: { nodes: unknown[] } }; incremental?: Array<{ items: unknown[]; path: unknown[] }>; hasNext: boolean });
+    expect(parts[0].data!.reservations.nodes).toHaveLength(2);
+    const streamed = parts.slice(1).flatMap((p) => p.incremental ?? []);
+    expect(streamed.flatMap((entry) => entry.items)).toHaveLength(3);
+    expect(streamed[0].path).toEqual(['reservations', 'nodes', 2]);
+    expect(parts.at(-1)!.hasNext).toBe(false);
+  });
+
+  it('records a client that leaves before the checks once, with the parts it was sent', async () => {
+    const send = (requestId: string, signal?: AbortSignal) =>
+      fetch(`${stack.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: MULTIPART, 'x-request-id': requestId, ...LA_TERRAZZA },
+        body: JSON.stringify({ query: print(DeferredDayViewDocument), variables: { date, perPage: 50 } }),
+        signal,
+      });
+    await (await send('stays')).text();
+    const whole = logLine(stack, 'stays').events as number;
+    pos.counts.answered = 0;
+
+    const aborted = new AbortController();
+    const res = await send('leaves-early', aborted.signal);
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!text.includes('"hasNext":true')) text += new TextDecoder().decode((await reader.read()).value);
+    expect(pos.counts.answered).toBe(0);
+    aborted.abort();
+    const lines = () => stack.logs.filter((l) => l.includes('"requestId":"leaves-early"') && l.includes('"graphql request"'));
+    expect(await eventually(() => lines().length > 0)).toBe(true);
+    expect(lines()).toHaveLength(1);
+    // The part ready when it left is not sent, nor any after it (reservations without a check come at once).
+    const line = logLine(stack, 'leaves-early');
+    expect(line.transport).toBe('multipart');
+    expect(line.events).toBeGreaterThanOrEqual(1);
+    expect(line.events).toBeLessThan(whole);
+  });
+
   it('judges the whole operation against the limits, deferred parts included', async () => {
     const limited = await startStack({ env: { MAX_UPSTREAM_CALLS: '5' } });
     try {
@@ -168,5 +218,22 @@ describe('incremental execution', () => {
     } finally {
       await limited.close();
     }
+  });
+});
+
+describe('acceptsIncremental', () => {
+  it('takes multipart/mixed named in Accept, bare or with deferSpec=20220824', () => {
+    expect(acceptsIncremental('multipart/mixed;deferSpec=20220824,application/graphql-response+json,application/json;q=0.9')).toBe(true);
+    expect(acceptsIncremental('application/json, multipart/mixed')).toBe(true);
+    expect(acceptsIncremental('multipart/mixed; deferSpec="20220824"; q=0.5')).toBe(true);
+  });
+
+  it('leaves wildcards, a refused multipart, and other incremental formats to the whole answer', () => {
+    expect(acceptsIncremental(undefined)).toBe(false);
+    expect(acceptsIncremental('*/*')).toBe(false);
+    expect(acceptsIncremental('multipart/*')).toBe(false);
+    expect(acceptsIncremental('multipart/mixed;q=0, application/json')).toBe(false);
+    expect(acceptsIncremental('multipart/mixed;incrementalSpec=v0.2')).toBe(false);
+    expect(acceptsIncremental('multipart/mixed;subscriptionSpec=1.0')).toBe(true);
   });
 });

@@ -30,7 +30,8 @@ describe('GET answers in a browser', () => {
         const first = await fetch(url, { headers: { ...headers, 'x-request-id': 'browser-first' } });
         const firstBody = await first.text();
         // `no-cache`: use the kept answer only once the server says it is still good (If-None-Match).
-        const second = await fetch(url, { headers: { ...headers, 'x-request-id': 'browser-second' }, cache: 'no-cache' });
+        const revalidate = { headers: { ...headers, 'x-request-id': 'browser-second' }, cache: 'no-cache' };
+        const second = await fetch(url, revalidate);
         return { first: { status: first.status, etag: first.headers.get('etag'), body: firstBody }, second: { status: second.status, etag: second.headers.get('etag'), body: await second.text() } };
       },
       { url, headers },
