@@ -35,6 +35,8 @@ export async function writeMultipartMixed(req: IncomingMessage, res: ServerRespo
   let left = false;
   const leave = () => {
     left = true;
+    // Nothing reads the compressor any more: destroyed, its pending writes and flushes end instead of waiting.
+    encoder?.stream.destroy();
     void results.return?.(undefined);
   };
   res.once('close', leave);
