@@ -1,9 +1,13 @@
 import { ApolloClient, HttpLink, InMemoryCache } from '@apollo/client';
 import { Defer20220824Handler } from '@apollo/client/incremental';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { print } from 'graphql';
 import { DeferredDayViewDocument, type DeferredDayViewQuery } from '../../operations/generated/graphql';
 import { acceptsIncremental } from '../../src/execution/incrementalExecution';
 import { SAMPLE } from '../../src/sandbox';
+import { sha256Hex } from '../../src/sha256';
 import { eventually } from '../support/gatewayProcess';
 import { startSlowProxy, type SlowProxy } from '../support/slowProxy';
 import { LA_TERRAZZA, logLine, startStack, type Stack } from '../support/stack';
@@ -218,6 +222,38 @@ describe('incremental execution', () => {
     } finally {
       await limited.close();
     }
+  });
+});
+
+describe('incremental execution and client budgets', () => {
+  let stack: Stack;
+  const key = 'deferring-partner-key';
+  beforeAll(async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'tablegraph-clients-')), 'clients.yaml');
+    writeFileSync(file, `clients:\n  - name: host-stand\n    audience: partner\n    keySha256: ${sha256Hex(key)}\n    policy: { upstreamCallsPerMinute: 1000 }\n`);
+    stack = await startStack({ env: { CLIENTS_FILE: file } });
+  });
+  afterAll(() => stack?.close());
+
+  /** What is left of the upstream-call budget, as the RateLimit header says it. */
+  const left = (res: Response) => Number(/"upstream-calls";r=(\d+)/.exec(res.headers.get('ratelimit') ?? '')?.[1]);
+
+  it('charges the client every upstream call of every part, once the stream has ended', async () => {
+    const headers = { 'content-type': 'application/json', 'x-api-key': key, ...LA_TERRAZZA };
+    const date = SAMPLE.laTerrazza.busyDate(stack.sandbox.state);
+    const before = left(await fetch(`${stack.url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: '{ __typename }' }) }));
+    const res = await fetch(`${stack.url}/graphql`, {
+      method: 'POST',
+      headers: { ...headers, accept: MULTIPART, 'x-request-id': 'charged' },
+      body: JSON.stringify({ query: print(DeferredDayViewDocument), variables: { date, perPage: 50 } }),
+    });
+    expect(res.headers.get('content-type')).toContain('multipart/mixed');
+    await res.text();
+    const calls = (logLine(stack, 'charged').upstreamCalls as Array<{ service: string }>).length;
+    // The list, then one call per distinct check, all in deferred parts.
+    expect(calls).toBe(1 + SAMPLE.laTerrazza.busyDateDistinctCheckCount);
+    const after = left(await fetch(`${stack.url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: '{ __typename }' }) }));
+    expect(before - after).toBe(calls);
   });
 });
 
