@@ -100,6 +100,19 @@ describe('HTTP caching', () => {
     expect(decoded(changed)).toBe(decoded(first));
   });
 
+  it('revalidates a GET by persisted-query hash the same way', async () => {
+    const sha256Hash = createHash('sha256').update(DAY).digest('hex');
+    const extensions = { persistedQuery: { version: 1, sha256Hash } };
+    await raw(`${stack.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...LA_TERRAZZA }, body: JSON.stringify({ query: DAY, variables: { date }, extensions }) });
+    const url = `${stack.url}/graphql?${new URLSearchParams({ variables: JSON.stringify({ date }), extensions: JSON.stringify(extensions) }).toString()}`;
+    const first = await raw(url, { headers: PREFLIGHTED });
+    expect(first.status).toBe(200);
+    expect(first.headers['cache-control']).toBe('private, no-cache');
+    expect(JSON.parse(decoded(first))).toHaveProperty('data.reservations.nodes');
+    const again = await raw(url, { headers: { ...PREFLIGHTED, 'if-none-match': String(first.headers.etag) } });
+    expect(again.status).toBe(304);
+  });
+
   it('stores nothing of a POST answer, a refusal or an incremental answer', async () => {
     const post = await raw(`${stack.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...LA_TERRAZZA }, body: JSON.stringify({ query: DAY, variables: { date } }) });
     expect(post.status).toBe(200);
