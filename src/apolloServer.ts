@@ -46,7 +46,7 @@ export function createExecution(options: ApolloServerOptions) {
   // For the compiled executor, the trusted documents are compiled at start, like their parse and validation.
   const gateway = jitExecution(schema, { ...config.execution, trusted: config.execution.compiledPath ? pinned?.values() : undefined });
   // @defer and @stream, for clients that accept multipart/mixed: on Apollo's parsed, validated and judged operation.
-  const incremental = incrementalExecution({ formatError });
+  const incremental = incrementalExecution({ formatError, clientCost: options.clientCost });
   const apollo = new ApolloServer<GatewayContext>({
     gateway,
     documentStore: pinned ? new PinnedDocumentStore(pinned, recent) : recent,

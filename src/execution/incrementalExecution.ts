@@ -2,7 +2,8 @@ import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestContextResponseF
 import { execute, type IncrementalExecutionResults, type SingularExecutionResult } from '@graphql-tools/executor';
 import { GraphQLError, Kind, OperationTypeNode, visit, type DocumentNode, type GraphQLFormattedError } from 'graphql';
 import type { GatewayContext } from '../context';
-import { coerceVariables } from '../limits/costLimit';
+import { mergeIncrementalResult } from '@graphql-tools/utils';
+import { coerceVariables, type ClientCostPolicy } from '../limits/costLimit';
 import type { RequestRecord } from '../pipeline/record';
 import type { ResultStream, StreamResult } from '../pipeline/types';
 import { upstreamCallCount } from '../upstreams/events';
@@ -37,6 +38,8 @@ export interface IncrementalExecution {
 
 export interface IncrementalExecutionOptions {
   formatError: FormatError;
+  /** The client cost policy, when a clients file is loaded: told the actual cost of all parts together. */
+  clientCost?: ClientCostPolicy;
 }
 
 /** Whether `Accept` names `multipart/mixed` itself (a wildcard does not count) without asking for a format other than 20220824. */
@@ -88,7 +91,10 @@ export function incrementalExecution(options: IncrementalExecutionOptions): Incr
     const result = await execute<Record<string, unknown>>({ schema, document, contextValue, variableValues: request.variables ?? {}, operationName: request.operationName });
     if (!('initialResult' in result)) return { http: { status: undefined, headers: new HeaderMap() }, body: { kind: 'single' as const, singleResult: format.result(result) } };
     const initial: StreamResult = { ...format.result(result.initialResult), hasNext: result.initialResult.hasNext };
-    slot.stream = { kind: 'incremental', results: recorded(contextValue, initial, format.later(result.subsequentResults), started) };
+    const client = options.clientCost && contextValue.record.client?.known;
+    // The whole answer, assembled as the parts pass, for the actual cost (costLimitPlugin leaves incremental answers to this).
+    const answered = client ? (data: unknown) => options.clientCost!.answered(client, { schema, document, operation }, data as Record<string, unknown> | null) : undefined;
+    slot.stream = { kind: 'incremental', results: recorded(contextValue, initial, format.later(result.subsequentResults), started, answered) };
     // Apollo writes the initial result and records it (recordPlugin); the content type keeps Apollo from choosing JSON.
     const { hasNext: _hasNext, ...singleResult } = initial;
     return { http: { status: undefined, headers: new HeaderMap([['content-type', INCREMENTAL_CONTENT_TYPE]]) }, body: { kind: 'single' as const, singleResult } };
@@ -115,14 +121,23 @@ export function incrementalExecution(options: IncrementalExecutionOptions): Incr
  * The parts in order, the initial first; as the last one passes, the operation's record (written by recordPlugin from
  * the initial result) takes in the later parts' errors, its whole duration and the upstream calls of every part.
  */
-async function* recorded(context: GatewayContext, initial: StreamResult, later: AsyncGenerator<StreamResult>, started: number): AsyncGenerator<StreamResult> {
+async function* recorded(
+  context: GatewayContext,
+  initial: StreamResult,
+  later: AsyncGenerator<StreamResult>,
+  started: number,
+  answered?: (data: unknown) => void,
+): AsyncGenerator<StreamResult> {
   const { record } = context;
   const codes = new Set<string>();
   let failed = false;
+  // A copy: the parts are merged into it while the initial result may still be on its way out.
+  const whole = answered ? { data: structuredClone(initial.data) } : undefined;
   try {
     yield initial;
     if (!initial.hasNext) return;
     for await (const part of later) {
+      if (whole) mergeIncrementalResult({ incrementalResult: part as never, executionResult: whole });
       for (const entry of part.incremental ?? []) {
         const errors = (entry as { errors?: GraphQLFormattedError[] }).errors ?? [];
         if (errors.length > 0) failed = true;
@@ -140,6 +155,7 @@ async function* recorded(context: GatewayContext, initial: StreamResult, later: 
       }
     }
     if (record.client) record.client.actualUpstreamCalls = upstreamCallCount(context.upstreamCalls);
+    answered?.(whole?.data);
   }
 }
 

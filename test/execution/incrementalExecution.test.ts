@@ -255,6 +255,19 @@ describe('incremental execution and client budgets', () => {
     const after = left(await fetch(`${stack.url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: '{ __typename }' }) }));
     expect(before - after).toBe(calls);
   });
+
+  it('tells the actual cost of all parts together, as much as the same operation answered whole', async () => {
+    const headers = { 'content-type': 'application/json', 'x-api-key': key, ...LA_TERRAZZA };
+    const body = JSON.stringify({ query: print(DeferredDayViewDocument), variables: { date: SAMPLE.laTerrazza.busyDate(stack.sandbox.state), perPage: 50 } });
+    const actualCost = async () => Number(/tablegraph_client_actual_cost_sum\{client="host-stand"\} (\d+(\.\d+)?)/.exec(await (await fetch(`${stack.url}/metrics`)).text())?.[1] ?? 0);
+    const start = await actualCost();
+    await (await fetch(`${stack.url}/graphql`, { method: 'POST', headers, body })).text();
+    const whole = (await actualCost()) - start;
+    await (await fetch(`${stack.url}/graphql`, { method: 'POST', headers: { ...headers, accept: MULTIPART }, body })).text();
+    const incremental = (await actualCost()) - start - whole;
+    expect(whole).toBeGreaterThan(50);
+    expect(incremental).toBe(whole);
+  });
 });
 
 describe('acceptsIncremental', () => {
