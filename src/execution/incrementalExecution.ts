@@ -87,14 +87,13 @@ export function incrementalExecution(options: IncrementalExecutionOptions): Incr
     if (!acceptsIncremental(request.http?.headers.get('accept')) || !usesIncrementalDelivery(document)) return null;
     // Variables graphql-js refuses are answered by Apollo's executor, in its words (BAD_USER_INPUT, 400).
     if (coerceVariables(contextValue, schema, operation, request.variables).errors) return null;
-    const started = performance.now();
     const result = await execute<Record<string, unknown>>({ schema, document, contextValue, variableValues: request.variables ?? {}, operationName: request.operationName });
     if (!('initialResult' in result)) return { http: { status: undefined, headers: new HeaderMap() }, body: { kind: 'single' as const, singleResult: format.result(result) } };
     const initial: StreamResult = { ...format.result(result.initialResult), hasNext: result.initialResult.hasNext };
     const client = options.clientCost && contextValue.record.client?.known;
     // The whole answer, assembled as the parts pass, for the actual cost (costLimitPlugin leaves incremental answers to this).
     const answered = client ? (data: unknown) => options.clientCost!.answered(client, { schema, document, operation }, data as Record<string, unknown> | null) : undefined;
-    slot.stream = { kind: 'incremental', results: recorded(contextValue, initial, format.later(result.subsequentResults), started, answered) };
+    slot.stream = { kind: 'incremental', results: recorded(contextValue, initial, format.later(result.subsequentResults), answered) };
     // Apollo writes the initial result and records it (recordPlugin); the content type keeps Apollo from choosing JSON.
     const { hasNext: _hasNext, ...singleResult } = initial;
     return { http: { status: undefined, headers: new HeaderMap([['content-type', INCREMENTAL_CONTENT_TYPE]]) }, body: { kind: 'single' as const, singleResult } };
@@ -125,10 +124,11 @@ async function* recorded(
   context: GatewayContext,
   initial: StreamResult,
   later: AsyncGenerator<StreamResult>,
-  started: number,
   answered?: (data: unknown) => void,
 ): AsyncGenerator<StreamResult> {
   const { record } = context;
+  // recordPlugin timed the operation up to its initial result, which the route writes first: the rest is added.
+  const resumed = performance.now();
   const codes = new Set<string>();
   let failed = false;
   // A copy: the parts are merged into it while the initial result may still be on its way out.
@@ -148,7 +148,7 @@ async function* recorded(
   } finally {
     const op = record.operations.at(-1);
     if (op) {
-      op.durationMs = performance.now() - started;
+      op.durationMs += performance.now() - resumed;
       if (failed) {
         op.outcome = op.outcome === 'error' ? 'error' : 'partial';
         op.errorCodes = [...new Set([...op.errorCodes, ...codes])];

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { represent, etagOf } from '../../src/http/httpCaching';
 import { SAMPLE } from '../../src/sandbox';
 import { LA_TERRAZZA, logLine, startStack, type Stack } from '../support/stack';
 
@@ -216,5 +217,33 @@ describe('response compression', () => {
     } finally {
       await off.close();
     }
+  });
+});
+
+describe('represent', () => {
+  const body = JSON.stringify({ data: { list: 'x'.repeat(2000) } });
+  const answer = { status: 200, headers: new Map([['content-type', 'application/json']]), body };
+  const asked = (headers: Record<string, string>, method: 'GET' | 'POST' = 'GET', compression = true) => represent(answer, { method, header: (name) => headers[name], compression });
+
+  it('takes If-None-Match as a list, weak or strong, or `*`', () => {
+    const tag = etagOf(body, undefined);
+    expect(asked({ 'if-none-match': `"other", W/${tag}` }).status).toBe(304);
+    expect(asked({ 'if-none-match': '*' }).status).toBe(304);
+    expect(asked({ 'if-none-match': '"other"' }).status).toBe(200);
+  });
+
+  it('answers 304 with no content type and no body, and never to a POST', () => {
+    const tag = etagOf(body, 'br');
+    const revalidated = asked({ 'accept-encoding': 'br', 'if-none-match': tag });
+    expect(revalidated).toMatchObject({ status: 304, body: '' });
+    expect(revalidated.headers.get('content-type')).toBeUndefined();
+    expect(revalidated.headers.get('etag')).toBe(tag);
+    expect(asked({ 'accept-encoding': 'br', 'if-none-match': tag }, 'POST')).toMatchObject({ status: 200, encoding: 'br' });
+  });
+
+  it('compresses nothing when compression is off, and keeps the identity tag', () => {
+    const off = asked({ 'accept-encoding': 'gzip' }, 'GET', false);
+    expect(off.encoding).toBeUndefined();
+    expect(off.headers.get('etag')).toBe(etagOf(body, undefined));
   });
 });
