@@ -338,14 +338,16 @@ async function sequential(target: Target, request: ScenarioRequest, control: Poo
  */
 async function load(target: Target, request: ScenarioRequest, durationS: number, expectBody: string, ownCredentials = false) {
   let connection = 0;
+  // BENCH_ACCEPT_ENCODING (`gzip`, `br`): what compressing the answers costs; compressed bodies are not compared.
+  const acceptEncoding = process.env.BENCH_ACCEPT_ENCODING;
   const result = await autocannon({
     url: target.url + request.path,
     method: request.method,
-    headers: request.headers,
+    headers: acceptEncoding ? { ...request.headers, 'accept-encoding': acceptEncoding } : request.headers,
     body: request.body,
     connections: settings.connections,
     duration: durationS,
-    expectBody,
+    expectBody: acceptEncoding ? undefined : expectBody,
     ...(ownCredentials ? { setupClient: (client: { setHeaders(headers: Record<string, string>): void }) => client.setHeaders(connectionHeaders(request, connection++)) } : {}),
   });
   const bad = result.errors + result.timeouts + result.non2xx + result.mismatches;

@@ -10,6 +10,7 @@ import { recordPlugin } from './observability/plugins/recordPlugin';
 import { documentLimits, introspectionOff } from './limits/documentLimits';
 import { costLimitPlugin, type ClientCostPolicy } from './limits/costLimit';
 import type { Logger } from './logger';
+import { incrementalExecution } from './execution/incrementalExecution';
 import { jitExecution } from './execution/jitExecution';
 import { subscriptionsOverHttpPlugin } from './live/subscriptionsOverHttpPlugin';
 import { RECORD_TYPES, resolvers } from './resolvers';
@@ -44,6 +45,8 @@ export function createExecution(options: ApolloServerOptions) {
   const pinned = options.pinDocuments?.({ schema, validationRules, parseOptions: documentRules.parseOptions });
   // For the compiled executor, the trusted documents are compiled at start, like their parse and validation.
   const gateway = jitExecution(schema, { ...config.execution, trusted: config.execution.compiledPath ? pinned?.values() : undefined });
+  // @defer and @stream, for clients that accept multipart/mixed: on Apollo's parsed, validated and judged operation.
+  const incremental = incrementalExecution({ formatError, clientCost: options.clientCost });
   const apollo = new ApolloServer<GatewayContext>({
     gateway,
     documentStore: pinned ? new PinnedDocumentStore(pinned, recent) : recent,
@@ -61,11 +64,13 @@ export function createExecution(options: ApolloServerOptions) {
     validationRules,
     formatError,
     plugins: [
-      // No cache hints and no HTTP caching of answers carrying credentials; the default plugin wraps every resolver.
+      // No cache hints (the default plugin wraps every resolver). HTTP caching is the route's: every answer carries a
+      // Cache-Control of its own (src/http/httpCaching.ts), and GET answers vary by the credential headers.
       ApolloServerPluginCacheControlDisabled(),
       ...documentRules.plugins,
       costLimitPlugin({ maxUpstreamCalls: limits.maxUpstreamCalls, maxCost: limits.maxCost }, options.clientCost),
       subscriptionsOverHttpPlugin(),
+      incremental.plugin,
       refusalStatusPlugin(),
       // Browsers get the gateway's own explorer before Apollo, not Apollo's CDN landing page.
       ApolloServerPluginLandingPageDisabled(),
@@ -74,6 +79,7 @@ export function createExecution(options: ApolloServerOptions) {
     ],
   });
   // `compiled`: the one compile cache, for the compiled executor (none with COMPILED_PATH off); `documentRules`: the
-  // parse options and validation rules every request's document gets, for subscriptions.
-  return { apollo, schema, compiled: config.execution.compiledPath ? gateway : undefined, formatError, documentRules: { parseOptions: documentRules.parseOptions, validationRules } };
+  // parse options and validation rules every request's document gets, for subscriptions; `incremental`: the streams
+  // of operations answered part by part, for the route.
+  return { apollo, schema, compiled: config.execution.compiledPath ? gateway : undefined, incremental, formatError, documentRules: { parseOptions: documentRules.parseOptions, validationRules } };
 }

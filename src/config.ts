@@ -68,6 +68,7 @@ export const ConfigSchema = z.object({
   JIT_MIN_USES: int(3, 1),
   JIT_MAX_DOCUMENTS: int(50),
   COMPILED_PATH: bool(true),
+  RESPONSE_COMPRESSION: bool(true),
   DOCUMENT_CACHE_MAX_BYTES: int(8 * 1024 * 1024, 1024),
   APQ_CACHE_MAX_BYTES: int(10 * 1024 * 1024, 1024),
   APQ_TTL_SECONDS: int(86_400, 1),
@@ -207,6 +208,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     },
     introspection: e.INTROSPECTION || e.NODE_ENV !== 'production',
     execution: { minUses: e.JIT_MIN_USES, maxCompiledDocuments: e.JIT_MAX_DOCUMENTS, documentCacheMaxBytes: e.DOCUMENT_CACHE_MAX_BYTES, compiledPath: e.COMPILED_PATH },
+    /** gzip and br for answers above 1 KiB, as `Accept-Encoding` asks (off where the ingress compresses). */
+    responseCompression: e.RESPONSE_COMPRESSION,
     persistedQueries: { maxBytes: e.APQ_CACHE_MAX_BYTES, ttlSeconds: e.APQ_TTL_SECONDS },
     redisUrl: e.REDIS_URL,
     /** Redis behind Sentinel: wins over REDIS_URL, which then only lends its password and database number. */

@@ -85,6 +85,8 @@ export function createGateway(deps: GatewayDeps) {
           clients,
         })
       : undefined,
+    incremental: execution.incremental,
+    compression: config.responseCompression,
     // APQ hashes turned into their text before idempotency, so it sees every mutation's text however it was named.
     steps: [...admission, persistedQueriesStep(persistedQueries), idempotencyFromConfig({ config, logger, metrics, redis })],
   });

@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import { callerHash } from '../credentials';
 import { ErrorCode } from '../errors/codes';
+import { afterAnswer } from '../pipeline/streamEnd';
 import { refusal, type GraphqlResponse, type GraphqlStep } from '../pipeline/types';
 import type { ClientRecord, KnownClient } from '../pipeline/record';
 import { clientCostPolicy } from '../limits/costLimit';
@@ -66,14 +67,18 @@ function clientPolicyStep(directory: ClientsDirectory, budgets: ClientBudgets, m
       await budgets.settle(client, budgetKey, state.reservedCalls ?? 0, state.actualUpstreamCalls ?? 0).catch(() => undefined);
       throw err;
     }
-    const made = state.actualUpstreamCalls ?? 0;
-    const reserved = state.reservedCalls ?? 0;
-    // Without upstream calls or reservations the budget stands where `take` read it: no second round trip to the store.
-    const calls = made > 0 || reserved > 0 ? await budgets.settle(client, budgetKey, reserved, made) : taken.quotas[1];
-    metrics.called(client.name, made);
-    metrics.decided(client.name, state.refusedBy ?? 'allowed');
-    for (const [name, value] of Object.entries(rateLimitHeaders([taken.quotas[0], calls]))) response.headers.set(name, value);
-    return response;
+    // A stream's headers go out before its later parts make their calls: they say the budget as `take` read it.
+    if (response.stream) for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+    // Settled once the whole answer is out: an incremental answer's later parts make calls too.
+    return afterAnswer(response, async () => {
+      const made = state.actualUpstreamCalls ?? 0;
+      const reserved = state.reservedCalls ?? 0;
+      // Without upstream calls or reservations the budget stands where `take` read it: no second round trip to the store.
+      const calls = made > 0 || reserved > 0 ? await budgets.settle(client, budgetKey, reserved, made) : taken.quotas[1];
+      metrics.called(client.name, made);
+      metrics.decided(client.name, state.refusedBy ?? 'allowed');
+      if (!response.stream) for (const [name, value] of Object.entries(rateLimitHeaders([taken.quotas[0], calls]))) response.headers.set(name, value);
+    });
   };
 }
 

@@ -3,6 +3,7 @@ import type { CompiledExecutor, GraphqlResponse } from '../pipeline/types';
 import { judgeCost, reserveUpstreamCalls, type ClientCostPolicy, type CostLimits } from '../limits/costLimit';
 import { estimateCost, type CostEstimate } from '../limits/costEstimate';
 import { upstreamCallCount } from '../upstreams/events';
+import { acceptsIncremental, usesIncrementalDelivery } from './incrementalExecution';
 import type { JitExecution } from './jitExecution';
 
 interface CompiledPathOptions {
@@ -29,8 +30,8 @@ export function compiledPath(options: CompiledPathOptions): CompiledExecutor {
   return {
     learn(request, response) {
       const type = response.headers.get('content-type');
-      // A 406 carries no choice of Apollo's; a batch's type is not a single result's.
-      if (!type || response.status === 406 || request.read.batched) return;
+      // A 406 carries no choice of Apollo's; a batch's type is not a single result's, nor a stream's.
+      if (!type || response.status === 406 || request.read.batched || response.stream) return;
       const accept = request.header('accept') ?? '';
       if (contentTypes.get(accept) === type) return;
       if (contentTypes.size >= MAX_ACCEPT_HEADERS) contentTypes.clear();
@@ -46,6 +47,8 @@ export function compiledPath(options: CompiledPathOptions): CompiledExecutor {
       const compiled = operations.find(op.query, op.operationName);
       const contentType = contentTypes.get(request.header('accept') ?? '');
       if (!compiled || !contentType) return undefined;
+      // @defer and @stream for a client that reads multipart/mixed: the incremental executor's (graphql-jit ignores them).
+      if (usesIncrementalDelivery(compiled.document) && acceptsIncremental(request.header('accept'))) return undefined;
       const values = op.variables ?? {};
       const client = clients && record.client?.known;
       // Variables graphql-js refuses are Apollo's to word (BAD_USER_INPUT naming the field, HTTP 400).

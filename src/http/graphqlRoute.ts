@@ -11,7 +11,11 @@ import { oldestCachedAgeSeconds } from '../upstreams/events';
 import type { UpstreamCallRecord } from '../upstreams/http';
 import { createRequestRecord, recordLogFields, type OperationRecord, type RequestRecord } from '../pipeline/record';
 import { answerOutcome, refusal, type AnswerOutcome, type CompiledExecutor, type GraphqlPipeline, type GraphqlRequest, type GraphqlResponse, type GraphqlStep } from '../pipeline/types';
+import type { IncrementalExecution } from '../execution/incrementalExecution';
+import { compress } from './compression';
+import { represent, type HttpAnswer } from './httpCaching';
 import { apolloRequest, readOperationRequests, UnreadableRequestError, type ReadRequest } from './operationRequests';
+import { writeMultipartMixed } from './transports/multipartMixed';
 
 export interface GraphqlRouteOptions {
   apollo: ApolloServer<GatewayContext>;
@@ -23,6 +27,10 @@ export interface GraphqlRouteOptions {
   steps?: readonly GraphqlStep[];
   /** Runs compiled operations without Apollo (src/execution/compiledPath.ts). Default: every request goes to Apollo. */
   compiled?: CompiledExecutor;
+  /** Runs `@defer`/`@stream` operations part by part (src/execution/incrementalExecution.ts). Default: answered whole. */
+  incremental?: Pick<IncrementalExecution, 'open' | 'take'>;
+  /** RESPONSE_COMPRESSION: gzip and br as `Accept-Encoding` asks. Default false. */
+  compression?: boolean;
   /**
    * Writes an answer that is a stream (a subscription's events, an incremental answer's parts) in the wire format
    * the request negotiated, and resolves when the stream has ended or the client left. Default: none (no executor
@@ -48,6 +56,8 @@ export function graphqlRoute(options: GraphqlRouteOptions): GraphqlRoute {
     for (const [key, value] of Object.entries(request.incomingHeaders)) {
       if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
     }
+    // One operation may be answered incrementally; a batch's are answered whole.
+    if (!request.read.batched) options.incremental?.open(request.record);
     const result = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: apolloRequest(request.read, request.url, headers),
       context: () => request.context(),
@@ -57,12 +67,18 @@ export function graphqlRoute(options: GraphqlRouteOptions): GraphqlRoute {
     const status = result.status ?? 200;
     // Used only when no operation ran: Apollo refused the HTTP form (BadRequestError) or failed before execution.
     const outcome: AnswerOutcome = { outcome: 'error', errorCodes: [status >= 500 ? ErrorCode.INTERNAL_SERVER_ERROR : 'BAD_REQUEST'] };
+    const stream = options.incremental?.take(request.record);
+    if (stream) return { status, headers: new Map(result.headers), body: '', stream };
     const response = { status, headers: new Map(result.headers), body: result.body.string, outcome };
     if (request.record.operations.length > 0) options.compiled?.learn(request, response);
     return response;
   }
 
-  const writeStream = options.writeStream ?? (() => Promise.reject(new Error('an executor answered with a stream, and the route writes none')));
+  const compression = options.compression ?? false;
+  const writeOther = options.writeStream ?? (() => Promise.reject(new Error('an executor answered with a stream, and the route writes none')));
+  // Incremental answers have one wire format, written here; subscriptions' are the given writer's.
+  const writeStream: NonNullable<GraphqlRouteOptions['writeStream']> = (req, res, response, record) =>
+    response.stream?.kind === 'incremental' ? writeMultipartMixed(req, res, response, record, { compression }) : writeOther(req, res, response, record);
 
   const pipeline = steps.reduceRight<(request: GraphqlRequest) => Promise<GraphqlResponse>>(
     (next, step) => (request) => step(request, () => next(request)),
@@ -115,9 +131,10 @@ export function graphqlRoute(options: GraphqlRouteOptions): GraphqlRoute {
       read = await readOperationRequests(req, url, limits);
     } catch (err) {
       if (!(err instanceof UnreadableRequestError)) throw err;
-      const response = refusal(err.status, 'BAD_REQUEST', err.message, err.status === 405 ? { allow: 'GET, POST' } : {});
-      write(res, response, record);
-      return finish(record, response, false);
+      const method = req.method === 'GET' ? 'GET' : 'POST';
+      const response = represent(refusal(err.status, 'BAD_REQUEST', err.message, err.status === 405 ? { allow: 'GET, POST' } : {}), { method, header: (name) => firstHeader(req, name), compression });
+      finish(record, response, false);
+      return write(res, response, record);
     }
     let context: Promise<GatewayContext> | undefined;
     const request: GraphqlRequest = {
@@ -132,22 +149,30 @@ export function graphqlRoute(options: GraphqlRouteOptions): GraphqlRoute {
     const response = await withOperationSpan({ method: read.method, headers: req.headers }, async () => {
       const answered = await answer(request);
       // A stream is recorded once it has ended, inside the request's span.
-      if (answered.stream) await writeStream(req, res, answered, record);
-      finish(record, answered, read.batched);
-      return answered;
+      if (answered.stream) {
+        await writeStream(req, res, answered, record);
+        finish(record, answered, read.batched);
+        return answered;
+      }
+      // Its caching headers, and a 304 for a GET the client holds already, before it is recorded.
+      const represented = represent(answered, { method: read.method, header: request.header, compression });
+      finish(record, represented, read.batched);
+      return represented;
     });
-    if (!response.stream) write(res, response, record);
+    if (!response.stream) await write(res, response, record);
   };
   return Object.assign(route, { answer, finish });
 }
 
-function write(res: ServerResponse, response: GraphqlResponse, record: RequestRecord): void {
+async function write(res: ServerResponse, response: HttpAnswer, record: RequestRecord): Promise<void> {
   res.statusCode = response.status;
   // `Age` (RFC 9111 §5.1): the oldest kept upstream answer the response used; none when it used none.
   const age = oldestCachedAgeSeconds(record.upstreamCalls);
   if (age !== undefined) res.setHeader('age', String(age));
   for (const [key, value] of response.headers) res.setHeader(key, value);
-  res.end(response.body);
+  if (!response.encoding) return void res.end(response.body);
+  res.setHeader('content-encoding', response.encoding);
+  res.end(await compress(response.body, response.encoding));
 }
 
 function firstHeader(req: IncomingMessage, lowerName: string): string | undefined {

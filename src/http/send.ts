@@ -2,9 +2,9 @@ import type { ServerResponse } from 'node:http';
 /** The content type of every JSON answer the gateway writes itself. */
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** Writes a whole answer with its length. */
+/** Writes a whole answer with its length; stored nowhere unless `headers` says otherwise (CONTRACT.md, "HTTP caching"). */
 export function send(res: ServerResponse, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { ...headers, 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
+  res.writeHead(status, { 'cache-control': 'no-store', ...headers, 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }
 

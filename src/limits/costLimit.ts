@@ -120,7 +120,8 @@ export function costLimitPlugin(limits: CostLimits, policy?: ClientCostPolicy): 
           if (!state || !client) return;
           // Every call the request made, retries included (joined and kept reads made no call).
           state.actualUpstreamCalls = upstreamCallCount(contextValue.upstreamCalls);
-          if (!document || !operation || response.body.kind !== 'single') return;
+          // An incremental answer's actual cost is told once all its parts are out (src/execution/incrementalExecution.ts).
+          if (!document || !operation || response.body.kind !== 'single' || response.http.headers.get('content-type')?.startsWith('multipart/mixed')) return;
           policy.answered(client, { schema, document, operation }, response.body.singleResult.data);
         },
       };

@@ -80,10 +80,14 @@ export function maskNewIds(text: string, known: ReadonlySet<string>): string {
 /** Headers that differ by the clock alone. */
 const TIMED_HEADERS = new Set(['date', 'connection', 'keep-alive']);
 
-/** Every response header but those of the clock; of `RateLimit`, which budgets it names, not what is left (that refills with time). */
+/**
+ * Every response header but those of the clock; of `RateLimit`, which budgets it names, not what is left (that refills
+ * with time); the length of a compressed body neither, as each gateway's answer holds other random ids.
+ */
 export function comparedHeaders(headers: Headers): Array<[string, string]> {
+  const compressed = headers.has('content-encoding');
   return [...headers.entries()]
-    .filter(([name]) => !TIMED_HEADERS.has(name))
+    .filter(([name]) => !TIMED_HEADERS.has(name) && !(compressed && name === 'content-length'))
     .map(([name, value]) => [name, name === 'ratelimit' ? value.replace(/;r=\d+;t=\d+/g, '') : value]);
 }
 
