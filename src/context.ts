@@ -5,6 +5,7 @@ import type { Config } from './config';
 import { ServiceCredentials } from './credentials';
 import type { ServiceName } from './errors/UpstreamError';
 import type { RequestRecord } from './pipeline/record';
+import type { ResultStream } from './pipeline/types';
 import { checkById } from './loaders/checkById';
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './observability/metrics';
@@ -32,6 +33,8 @@ export interface GatewayContext {
   record: RequestRecord;
   /** A result the compiled executor made, with errors, for Apollo to format. */
   compiledResult?: ExecutionResult;
+  /** Set by the executor when the answer is a stream (a subscription's events): the route returns it for a transport to write. */
+  stream?: ResultStream;
   /** An operation's variables as graphql-js coerced them (src/limits/costLimit.ts coerceVariables). */
   variables?: { operation: OperationDefinitionNode; raw: unknown; values: ReturnType<typeof getVariableValues> };
 }

@@ -11,7 +11,8 @@ import { oldestCachedAgeSeconds } from '../upstreams/events';
 import type { UpstreamCallRecord } from '../upstreams/http';
 import { createRequestRecord, recordLogFields, type OperationRecord, type RequestRecord } from '../pipeline/record';
 import { answerOutcome, refusal, type AnswerOutcome, type CompiledExecutor, type GraphqlPipeline, type GraphqlRequest, type GraphqlResponse, type GraphqlStep } from '../pipeline/types';
-import { apolloRequest, readOperationRequests, UnreadableRequestError, type ReadRequest } from './operationRequests';
+import { SENT_AS_GET, subscriptionWire } from './transports/accept';
+import { apolloRequest, getAsPost, readOperationRequests, UnreadableRequestError, type ReadRequest } from './operationRequests';
 
 export interface GraphqlRouteOptions {
   apollo: ApolloServer<GatewayContext>;
@@ -48,10 +49,28 @@ export function graphqlRoute(options: GraphqlRouteOptions): GraphqlRoute {
     for (const [key, value] of Object.entries(request.incomingHeaders)) {
       if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
     }
+    headers.delete(SENT_AS_GET);
+    let read = request.read;
+    const accept = request.header('accept');
+    if (subscriptionWire(accept)) {
+      // A subscription stream's refusals are JSON answers; Apollo writes no stream itself, so it must not refuse the
+      // stream's Accept (406). The stream stays first: the executor reads from it which one to answer.
+      headers.set('accept', `${accept}, application/graphql-response+json;q=0.01`);
+      if (read.method === 'GET') {
+        // An event stream asked by GET (EventSource, curl): Apollo executes only queries from a GET, so it gets the
+        // POST of the same operation, marked so that a mutation is still refused as from a GET.
+        read = getAsPost(read);
+        headers.set('content-type', 'application/json');
+        headers.set(SENT_AS_GET, 'true');
+      }
+    }
+    let context: GatewayContext | undefined;
     const result = await apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: apolloRequest(request.read, request.url, headers),
-      context: () => request.context(),
+      httpGraphQLRequest: apolloRequest(read, request.url, headers),
+      context: async () => (context = await request.context()),
     });
+    // A subscription's executor answers with its events (src/live/liveSubscriptionsPlugin.ts); the steps' headers stay.
+    if (context?.stream) return { status: 200, headers: new Map([...result.headers].filter(([name]) => name !== 'content-type')), body: '', stream: context.stream };
     // Incremental delivery (@defer, @stream) needs graphql 17: Apollo answers whole.
     if (result.body.kind !== 'complete') throw new Error('Apollo streamed an answer');
     const status = result.status ?? 200;
@@ -96,7 +115,8 @@ export function graphqlRoute(options: GraphqlRouteOptions): GraphqlRoute {
         operationName: only?.operationName ?? null,
         durationMs: roundMs(durationMs),
         ...whole,
-        httpStatus: response.status,
+        // A WebSocket's subscription has no HTTP status of its own.
+        httpStatus: record.stream?.transport === 'ws' ? undefined : response.status,
         ...(only ? {} : { operations: operations.map(({ operationName, outcome, errorCodes }) => ({ operationName, outcome, errorCodes })) }),
         upstreamCalls: record.upstreamCalls.map(callSummary),
       },

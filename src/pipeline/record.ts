@@ -42,6 +42,8 @@ export interface ClientRecord {
   known?: KnownClient;
   /** Upstream calls the request made, charged to the client's budget as execution ends. */
   actualUpstreamCalls?: number;
+  /** Whose budget the client step charged: `partner`, or `venue:<callerHash>` (a hash, never a credential). */
+  budgetKey?: string;
   /** A refusal decided after the client step let the request in, for the client metrics. */
   refusedBy?: 'cost' | 'introspection' | 'trusted_documents';
 }
@@ -62,8 +64,11 @@ export interface RequestRecord {
   cost?: { readonly cost: number; readonly upstreamCalls: number };
   /** Set when the compiled executor ran the request. */
   execution?: 'compiled';
-  /** Set when the answer is a stream: how it was carried, and the results sent on it. */
-  stream?: { transport: Exclude<Transport, 'http'>; events: number };
+  /**
+   * Set when the answer is a stream: how it was carried, the results sent on it, and (a subscription) the upstream
+   * calls of the shared poll's reads while it was subscribed.
+   */
+  stream?: { transport: Exclude<Transport, 'http'>; events: number; upstreamCalls?: number };
   /** Every upstream call made for this HTTP request (all operations of a batch). */
   readonly upstreamCalls: UpstreamCallRecord[];
   /** The operations executed (Apollo's or the compiled executor's), in the order they ended. */
@@ -91,7 +96,7 @@ export function recordLogFields({ client, document, idempotency, cost, execution
     idempotency: idempotency?.outcome,
     estimatedCost: cost && String(cost.cost),
     estimatedUpstreamCalls: cost && String(cost.upstreamCalls),
-    actualUpstreamCalls: client?.actualUpstreamCalls?.toString(),
+    actualUpstreamCalls: (client?.actualUpstreamCalls ?? stream?.upstreamCalls)?.toString(),
     execution,
     transport: stream?.transport,
     events: stream?.events,
