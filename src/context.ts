@@ -33,8 +33,11 @@ export interface GatewayContext {
   record: RequestRecord;
   /** A result the compiled executor made, with errors, for Apollo to format. */
   compiledResult?: ExecutionResult;
-  /** Set by the executor when the answer is a stream (a subscription's events): the route returns it for a transport to write. */
-  stream?: ResultStream;
+  /**
+   * Where the executor leaves an answer that is a stream (a subscription's events), for the route to return it to a
+   * transport. An object of its own: Apollo runs each operation on a shallow copy of the context.
+   */
+  readonly answer: { stream?: ResultStream };
   /** An operation's variables as graphql-js coerced them (src/limits/costLimit.ts coerceVariables). */
   variables?: { operation: OperationDefinitionNode; raw: unknown; values: ReturnType<typeof getVariableValues> };
 }
@@ -83,5 +86,6 @@ export function createContext(deps: ContextDeps, request: ContextRequest): Gatew
     loaders: { checkById: checkById(pos, deps.config.checkLoaderConcurrency, (size) => deps.metrics?.observeLoaderBatch('checkById', size)) },
     upstreamCalls,
     record: request.record,
+    answer: {},
   };
 }

@@ -70,7 +70,8 @@ export function graphqlRoute(options: GraphqlRouteOptions): GraphqlRoute {
       context: async () => (context = await request.context()),
     });
     // A subscription's executor answers with its events (src/live/liveSubscriptionsPlugin.ts); the steps' headers stay.
-    if (context?.stream) return { status: 200, headers: new Map([...result.headers].filter(([name]) => name !== 'content-type')), body: '', stream: context.stream };
+    const stream = context?.answer.stream;
+    if (stream) return { status: 200, headers: new Map([...result.headers].filter(([name]) => name !== 'content-type')), body: '', stream };
     // Incremental delivery (@defer, @stream) needs graphql 17: Apollo answers whole.
     if (result.body.kind !== 'complete') throw new Error('Apollo streamed an answer');
     const status = result.status ?? 200;

@@ -41,7 +41,7 @@ const SUBSCRIPTION = OperationTypeNode.SUBSCRIPTION;
  * Live subscriptions as operations of the one pipeline (CONTRACT.md, "Live subscriptions"). A subscription is read,
  * admitted, parsed, validated and costed as any request; then, instead of executing, it becomes a subscriber of the
  * shared poll of its key (credentials, document, variables), whose events the executor hands the route as a stream
- * (`context.stream`) for the transport to write. Each poll read runs the subscription's selection as a query through
+ * (`context.answer`) for the transport to write. Each poll read runs the subscription's selection as a query through
  * Apollo again, with a context built from the credential headers alone.
  */
 export function liveSubscriptions(options: LiveSubscriptionsOptions): { plugin: ApolloServerPlugin<GatewayContext>; close(): void } {
@@ -100,7 +100,7 @@ export function liveSubscriptions(options: LiveSubscriptionsOptions): { plugin: 
           }
           metrics.open.inc();
           record.stream = { transport: wire, events: 0 };
-          contextValue.stream = { kind: 'subscription', results: recorded(subscriber, record) };
+          contextValue.answer.stream = { kind: 'subscription', results: recorded(subscriber, record) };
           return { http: { status: 200, headers: new HeaderMap() }, body: { kind: 'single', singleResult: { data: null } } };
         },
       };
