@@ -131,6 +131,9 @@ export function graphqlRoute(options: GraphqlRouteOptions): GraphqlRoute {
   const route = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
     const record = createRequestRecord(firstHeader(req, 'x-request-id'));
     res.setHeader('x-request-id', record.requestId);
+    // A request asking for a subscription stream is logged with its transport, refused or not.
+    const wire = subscriptionWire(firstHeader(req, 'accept'));
+    if (wire) record.stream = { transport: wire, events: 0 };
     let read: ReadRequest;
     try {
       read = await readOperationRequests(req, url, limits);
