@@ -199,5 +199,6 @@ export function getAsPost(read: ReadRequest): ReadRequest {
   const { query, operationName, variables } = op;
   const extensions = op.resolvedBy ? withoutPersistedQuery(op.extensions) : op.extensions;
   const documentId = !op.resolvedBy && op.ask.kind === 'id' && op.ask.via === 'documentId' ? op.ask.id : undefined;
-  return operationsOfBody({ query, operationName, variables, extensions, documentId });
+  const fields = Object.entries({ query, operationName, variables, extensions, documentId }).filter(([, value]) => value !== undefined);
+  return operationsOfBody(Object.fromEntries(fields));
 }

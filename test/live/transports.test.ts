@@ -2,7 +2,7 @@ import WebSocket from 'ws';
 import { eventually } from '../support/gatewayProcess';
 import { LIVE_DAY, liveClient, multipartSubscribe, reservationIdOf, sseSubscribe, startLiveUpstreams, subscribe, type LiveSubscription, type LiveUpstreams } from '../support/liveClient';
 import { LA_TERRAZZA, startStack, type Stack } from '../support/stack';
-import { MANIFEST_PATH, operation } from '../trustedDocuments/support';
+import { MANIFEST_PATH, manifest, operation } from '../trustedDocuments/support';
 
 const DATE = '2026-11-21';
 const TOKEN = LA_TERRAZZA['Reservation-Access-Token'];
@@ -70,7 +70,9 @@ function live(transport: Transport, options: { id?: string; headers?: Record<str
   } else if (transport === 'sse') {
     subscription = sseSubscribe(stack.url, headers, options.id ? { query: '', documentId: options.id, variables } : { query, variables });
   } else {
-    subscription = multipartSubscribe(stack.url, headers, options.id ? 'subscription LiveDayView { reservations(date: "") { nodes { id } } }' : query, variables, options.id);
+    // By id, Apollo Client still reads the answer with the document it names.
+    const text = options.id ? manifest().operations.find((o) => o.id === options.id)!.body : query;
+    subscription = multipartSubscribe(stack.url, headers, text, variables, options.id);
   }
   open.push(subscription);
   return subscription;
