@@ -136,7 +136,7 @@ describe('live subscriptions over HTTP', () => {
   it('streams Server-Sent Events to a plain GET, as `curl -N` reads them, with Cache-Control: no-store', async () => {
     const params = new URLSearchParams({ query: LIVE_DAY, variables: JSON.stringify({ date: DATE }) });
     const controller = new AbortController();
-    const res = await fetch(`${stack.url}/graphql?${params}`, { headers: { ...LA_TERRAZZA, accept: 'text/event-stream' }, signal: controller.signal });
+    const res = await fetch(`${stack.url}/graphql?${params.toString()}`, { headers: { ...LA_TERRAZZA, accept: 'text/event-stream' }, signal: controller.signal });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(res.headers.get('cache-control')).toBe('no-store');
@@ -149,7 +149,7 @@ describe('live subscriptions over HTTP', () => {
 
   it('refuses a mutation sent by GET for an event stream, as any GET', async () => {
     const params = new URLSearchParams({ query: 'mutation { updatePaymentRequest(input: { id: "x" }) { __typename } }' });
-    const res = await fetch(`${stack.url}/graphql?${params}`, { headers: { ...LA_TERRAZZA, accept: 'text/event-stream' } });
+    const res = await fetch(`${stack.url}/graphql?${params.toString()}`, { headers: { ...LA_TERRAZZA, accept: 'text/event-stream' } });
     expect(res.status).toBe(405);
   });
 

@@ -126,14 +126,14 @@ export function sseSubscribe(httpUrl: string, headers: Record<string, string>, p
  */
 export function multipartSubscribe(httpUrl: string, headers: Record<string, string>, query: string, variables: Record<string, unknown>, documentId?: string): LiveSubscription {
   const byId: typeof fetch = (input, init) => {
-    const body = JSON.parse(String(init?.body)) as Record<string, unknown>;
+    const body = JSON.parse(init?.body as string) as Record<string, unknown>;
     delete body.query;
     return fetch(input, { ...init, body: JSON.stringify({ ...body, documentId }) });
   };
   const apollo = new ApolloClient({ link: new HttpLink({ uri: `${httpUrl}/graphql`, headers, ...(documentId ? { fetch: byId } : {}) }), cache: new InMemoryCache() });
   const subscription: LiveSubscription = { events: [], completed: false, unsubscribe: () => undefined };
   const handle = apollo.subscribe<LiveData>({ query: gql(query), variables }).subscribe({
-    next: (result) => subscription.events.push({ data: result.data as LiveData, ...(result.error ? { errors: [{ message: result.error.message }] } : {}) }),
+    next: (result) => subscription.events.push({ data: result.data, ...(result.error ? { errors: [{ message: result.error.message }] } : {}) }),
     error: (error: unknown) => (subscription.error = error),
     complete: () => (subscription.completed = true),
   });

@@ -114,7 +114,7 @@ export function wsTransport(options: WsTransportOptions): { close(): Promise<voi
       return recordedOnEnd(stream.results, record, () => pipeline.finish(record, { status: 200 }, false)) as AsyncIterableIterator<ExecutionResult>;
     },
     // Events and refusals carry errors formatted as HTTP formats them: sent as they are.
-    onNext: (_ctx, _id, _payload, _args, result) => result as StreamResult,
+    onNext: (_ctx, _id, _payload, _args, result) => result,
     onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatted.get(e) ?? { message: e.message }),
   });
 
