@@ -105,13 +105,13 @@ async function until(check: () => boolean, timeoutMs: number, what: string): Pro
 }
 
 /** One subscriber over SSE or multipart HTTP on a connection of its own; `times` gets the time of each event it reads. */
-function httpSubscribe(url: string, venue: string, wire: 'sse' | 'multipart', query: string, times: number[]): { req: ClientRequest; response: Promise<IncomingMessage> } {
+function httpSubscribe(url: string, venue: number | 'slow', wire: 'sse' | 'multipart', query: string, times: number[]): { req: ClientRequest; response: Promise<IncomingMessage> } {
   const accept = wire === 'sse' ? 'text/event-stream' : 'multipart/mixed;subscriptionSpec="1.0",application/json';
   const marker = wire === 'sse' ? 'event: next' : '{"payload"';
   const req = request(`${url}/graphql`, {
     method: 'POST',
     agent: false,
-    headers: { 'content-type': 'application/json', accept, 'Reservation-Access-Token': venue, 'Pos-Access-Token': `pos-${venue}` },
+    headers: { 'content-type': 'application/json', accept, 'Reservation-Access-Token': `venue-${venue}`, 'Pos-Access-Token': `pos-${venue}` },
   });
   const response = new Promise<IncomingMessage>((resolveResponse) => req.once('response', resolveResponse));
   req.on('response', (res) => {
@@ -179,7 +179,7 @@ async function main(): Promise<void> {
       const times: number[] = [];
       mine.push(times);
       events.push(times);
-      requests.push(httpSubscribe(gateway.url, `venue-${i % VENUES}`, wire, VIEW, times).req);
+      requests.push(httpSubscribe(gateway.url, i % VENUES, wire, VIEW, times).req);
     }
     await until(() => mine.every((t) => t.length >= 1), 30_000, `every first ${wire} event`);
     await sleep(2000);
@@ -201,7 +201,7 @@ async function main(): Promise<void> {
 
   // A subscriber that reads nothing while its view (about 420 KiB an event) changes every interval.
   const slowTimes: number[] = [];
-  const slow = httpSubscribe(gateway.url, 'venue-slow', 'sse', SLOW_VIEW, slowTimes);
+  const slow = httpSubscribe(gateway.url, 'slow', 'sse', SLOW_VIEW, slowTimes);
   await until(() => slowTimes.length >= 1, 30_000, "the slow subscriber's first event");
   const slowResponse = await slow.response;
   slowResponse.pause();
