@@ -146,18 +146,23 @@ function isPollRefusal(err: unknown): err is Error {
 }
 
 /**
- * The subscriber's events as the transport reads them; once they end (completed, left, or a final event), the
- * subscription's operation record says how it went as a whole and what its poll's reads cost while it was there.
+ * The subscriber's events as the transport reads them, newest first: each event is a whole snapshot, so a transport
+ * that has not taken one yet (a slow reader) gets only the newest, and nothing piles up for it. Once they end
+ * (completed, left, or a final event), the subscription's operation record says how it went as a whole and what its
+ * poll's reads cost while it was there.
  */
 function recorded(subscriber: LiveSubscriber, record: RequestRecord): AsyncIterableIterator<StreamResult> {
   const started = performance.now();
   const codes = new Set<string>();
   let withErrors = false;
   let withData = false;
-  let ended = false;
+  let newest: StreamResult | undefined;
+  let done = false;
+  let waiting: ((result: IteratorResult<StreamResult>) => void) | undefined;
+  let recordedEnd = false;
   const end = () => {
-    if (ended) return;
-    ended = true;
+    if (recordedEnd) return;
+    recordedEnd = true;
     if (record.stream) record.stream.upstreamCalls = subscriber.upstreamCalls;
     if (record.client) record.client.actualUpstreamCalls = subscriber.upstreamCalls;
     const op = record.operations.find((o) => o.type === SUBSCRIPTION);
@@ -166,21 +171,45 @@ function recorded(subscriber: LiveSubscriber, record: RequestRecord): AsyncItera
     op.errorCodes = [...codes];
     op.outcome = !withErrors ? 'success' : withData ? 'partial' : 'error';
   };
-  return {
-    async next() {
+  const taken = (value: StreamResult): IteratorResult<StreamResult> => {
+    for (const e of value.errors ?? []) if (typeof e.extensions?.code === 'string') codes.add(e.extensions.code);
+    withErrors ||= (value.errors?.length ?? 0) > 0;
+    withData ||= Object.values(value.data ?? {}).some((v) => v !== null);
+    return { value, done: false };
+  };
+  const finished = (): IteratorResult<StreamResult> => {
+    end();
+    return { value: undefined, done: true };
+  };
+  // Takes each event as the poll sends it, keeping only the newest the transport has not taken.
+  void (async () => {
+    for (;;) {
       const next = await subscriber.next();
-      if (next.done) end();
-      else {
-        for (const e of next.value.errors ?? []) if (typeof e.extensions?.code === 'string') codes.add(e.extensions.code);
-        withErrors ||= (next.value.errors?.length ?? 0) > 0;
-        withData ||= Object.values(next.value.data ?? {}).some((v) => v !== null);
+      const take = waiting;
+      waiting = undefined;
+      if (next.done) {
+        done = true;
+        take?.(finished());
+        return;
       }
-      return next;
+      if (take) take(taken(next.value));
+      else newest = next.value;
+    }
+  })();
+  return {
+    next() {
+      if (newest) {
+        const value = newest;
+        newest = undefined;
+        return Promise.resolve(taken(value));
+      }
+      if (done) return Promise.resolve(finished());
+      return new Promise((resolve) => (waiting = resolve));
     },
     async return() {
-      const done = await subscriber.return();
-      end();
-      return done;
+      newest = undefined;
+      await subscriber.return();
+      return finished();
     },
     [Symbol.asyncIterator]() {
       return this;
