@@ -12,7 +12,6 @@ import { costLimitPlugin, type ClientCostPolicy } from './limits/costLimit';
 import type { Logger } from './logger';
 import { incrementalExecution } from './execution/incrementalExecution';
 import { jitExecution } from './execution/jitExecution';
-import { subscriptionsOverHttpPlugin } from './live/subscriptionsOverHttpPlugin';
 import { RECORD_TYPES, resolvers } from './resolvers';
 import { buildExecutableSchema, loadTypeDefs } from './schema';
 import { PinnedDocumentStore, type DocumentValidation } from './trustedDocuments/manifest';
@@ -69,7 +68,6 @@ export function createExecution(options: ApolloServerOptions) {
       ApolloServerPluginCacheControlDisabled(),
       ...documentRules.plugins,
       costLimitPlugin({ maxUpstreamCalls: limits.maxUpstreamCalls, maxCost: limits.maxCost }, options.clientCost),
-      subscriptionsOverHttpPlugin(),
       incremental.plugin,
       refusalStatusPlugin(),
       // Browsers get the gateway's own explorer before Apollo, not Apollo's CDN landing page.
@@ -78,8 +76,6 @@ export function createExecution(options: ApolloServerOptions) {
       ...(options.plugins ?? []),
     ],
   });
-  // `compiled`: the one compile cache, for the compiled executor (none with COMPILED_PATH off); `documentRules`: the
-  // parse options and validation rules every request's document gets, for subscriptions; `incremental`: the streams
-  // of operations answered part by part, for the route.
-  return { apollo, schema, compiled: config.execution.compiledPath ? gateway : undefined, incremental, formatError, documentRules: { parseOptions: documentRules.parseOptions, validationRules } };
+  // `compiled`: the one compile cache, for the compiled executor (none with COMPILED_PATH off).
+  return { apollo, schema, compiled: config.execution.compiledPath ? gateway : undefined, formatError };
 }

@@ -5,6 +5,7 @@ import type { Config } from './config';
 import { ServiceCredentials } from './credentials';
 import type { ServiceName } from './errors/UpstreamError';
 import type { RequestRecord } from './pipeline/record';
+import type { ResultStream } from './pipeline/types';
 import { checkById } from './loaders/checkById';
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './observability/metrics';
@@ -32,6 +33,12 @@ export interface GatewayContext {
   record: RequestRecord;
   /** A result the compiled executor made, with errors, for Apollo to format. */
   compiledResult?: ExecutionResult;
+  /**
+   * Where the executor leaves an answer that is a stream (a subscription's events, an incremental answer's parts), for
+   * the route to return it to a transport; `incremental`: the route lets this request's one operation be answered part
+   * by part (never a batch's). An object of its own: Apollo runs each operation on a shallow copy of the context.
+   */
+  readonly answer: { stream?: ResultStream; incremental?: boolean };
   /** An operation's variables as graphql-js coerced them (src/limits/costLimit.ts coerceVariables). */
   variables?: { operation: OperationDefinitionNode; raw: unknown; values: ReturnType<typeof getVariableValues> };
 }
@@ -86,5 +93,6 @@ export function createContext(deps: ContextDeps, request: ContextRequest): Gatew
     loaders: { checkById: checkById(pos, deps.config.checkLoaderConcurrency, (size) => deps.metrics?.observeLoaderBatch('checkById', size)) },
     upstreamCalls,
     record: request.record,
+    answer: {},
   };
 }

@@ -11,9 +11,11 @@ import type { GraphqlRequest } from './pipeline/types';
 import { cutWhileArriving, limitConnections } from './http/connectionLimits';
 import { ServerLifecycle } from './http/lifecycle';
 import { opsRoutes } from './http/opsRoutes';
+import { subscriptionStreamWriter } from './http/transports/subscriptionStream';
+import { wsTransport } from './http/transports/ws';
 import { errorBody, sendJson } from './http/send';
 import { idempotencyFromConfig } from './idempotency/idempotencyStep';
-import { liveServer } from './live/liveServer';
+import { liveSubscriptions } from './live/liveSubscriptionsPlugin';
 import type { Logger } from './logger';
 import { UpstreamDeviations } from './observability/deviations';
 import { GatewayMetrics } from './observability/metrics';
@@ -64,8 +66,20 @@ export function createGateway(deps: GatewayDeps) {
   const clients = createClientPolicies(config, { metrics, redis });
   // Clients file and manifests are read and validated here, so a bad one stops the start.
   const trusted = createTrustedDocuments({ ...config.trustedDocuments, metrics });
-  const execution = createExecution({ config, logger, persistedQueries, clientCost: clients?.cost, pinDocuments: trusted?.pin });
   const contextDeps = { config, logger, upstreams, metrics, deviations, sharedReads };
+  // Subscriptions pass the pipeline as queries do; the executor makes each a subscriber of its shared poll, whose
+  // reads run through Apollo again as queries.
+  const live = liveSubscriptions({
+    execute: (request, contextValue) => execution.apollo.executeOperation(request, { contextValue }),
+    context: (request) => createContext(contextDeps, request),
+    formatError: (formatted, error) => execution.formatError(formatted, error),
+    budgets: clients?.budgets,
+    config,
+    redis,
+    logger,
+    metrics,
+  });
+  const execution = createExecution({ config, logger, persistedQueries, clientCost: clients?.cost, pinDocuments: trusted?.pin, plugins: [live.plugin] });
   const context = (request: GraphqlRequest) => Promise.resolve(createContext(contextDeps, request));
   // Outermost first: client identity and budgets on the request as sent; trusted documents turn ids into their
   // text; clients bound to trusted documents came by a manifest id. Subscriptions pass these too.
@@ -85,10 +99,11 @@ export function createGateway(deps: GatewayDeps) {
           clients,
         })
       : undefined,
-    incremental: execution.incremental,
     compression: config.responseCompression,
     // APQ hashes turned into their text before idempotency, so it sees every mutation's text however it was named.
     steps: [...admission, persistedQueriesStep(persistedQueries), idempotencyFromConfig({ config, logger, metrics, redis })],
+    // Subscriptions over SSE or multipart HTTP, held past the drain of ordinary requests and completed on shutdown.
+    writeStream: subscriptionStreamWriter({ hold: (res, end) => lifecycle.hold(res, end), logger }),
   });
   const explorer = explorerRoute({ ...deps.explorer, enabled: config.env !== 'production' });
   const server = createServer((req, res) => {
@@ -102,17 +117,14 @@ export function createGateway(deps: GatewayDeps) {
     });
   });
   limitConnections(server, config.connectionLimits);
-  const live = liveServer({
+  const ws = wsTransport({
     server,
-    execution,
-    config,
-    steps: admission,
-    cost: clients?.cost,
-    // A fresh context per read, as for one HTTP request.
-    context: (request) => createContext(contextDeps, request),
-    redis,
+    pipeline: graphql,
+    context,
+    schema: execution.schema,
+    maxPayload: limits.maxBodyBytes,
+    maxSubscriptionsPerConnection: config.live.maxSubscriptionsPerConnection,
     logger,
-    metrics,
   });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -141,10 +153,12 @@ export function createGateway(deps: GatewayDeps) {
     /** The listener closes; in-flight requests finish (cut after DRAIN_TIMEOUT_MS); connections and pools close. */
     async stop() {
       const drained = lifecycle.drain(server, config.drainTimeoutMs);
-      // WebSockets hold the listener open: they close with 1001 once the HTTP requests in flight have finished.
+      // WebSockets hold the listener open: they close with 1001 once the HTTP requests in flight have finished (the
+      // drain completes the HTTP subscription streams then too).
       await lifecycle.idle();
-      await live.close();
+      await ws.close();
       const { cut } = await drained;
+      live.close();
       if (cut > 0) logger.warn({ requests: cut, drainTimeoutMs: config.drainTimeoutMs }, 'drain timeout passed: cut the requests still in flight');
       await execution.apollo.stop();
       await Promise.all([upstreams.reservation.close(), upstreams.pos.close(), redis?.close()]);

@@ -25,7 +25,8 @@ export function createClientPolicies(config: Config, deps: { metrics: GatewayMet
   }
   const metrics = new ClientMetrics(deps.metrics.registry);
   const budgets = new ClientBudgets({ clients: directory.all, redis: deps.redis, localShareOf: config.clients.localShareOf });
-  return { step: clientPolicyStep(directory, budgets, metrics), trustedOnlyStep: trustedDocumentsOnlyStep(), cost: clientCostPolicy({ metrics }) };
+  // `budgets`: live polls charge each read's upstream calls to their subscribers' budgets too.
+  return { step: clientPolicyStep(directory, budgets, metrics), trustedOnlyStep: trustedDocumentsOnlyStep(), cost: clientCostPolicy({ metrics }), budgets };
 }
 
 /** Outermost: who is calling (401), its budgets (429), then the request, whose upstream calls are charged after. */
@@ -44,7 +45,7 @@ function clientPolicyStep(directory: ClientsDirectory, budgets: ClientBudgets, m
     }
     const { client, budgetKey } = who;
     const version = clientVersionOf(request.header);
-    const state: ClientRecord = { name: client.name, audience: client.audience, ...(version ? { version } : {}), known: client };
+    const state: ClientRecord = { name: client.name, audience: client.audience, ...(version ? { version } : {}), known: client, budgetKey };
     record.client = state;
 
     const taken = await budgets.take(client, budgetKey);

@@ -4,8 +4,7 @@ import { GraphQLError, Kind, OperationTypeNode, visit, type DocumentNode, type G
 import type { GatewayContext } from '../context';
 import { mergeIncrementalResult } from '@graphql-tools/utils';
 import { coerceVariables, type ClientCostPolicy } from '../limits/costLimit';
-import type { RequestRecord } from '../pipeline/record';
-import type { ResultStream, StreamResult } from '../pipeline/types';
+import type { StreamResult } from '../pipeline/types';
 import { upstreamCallCount } from '../upstreams/events';
 
 /**
@@ -28,11 +27,7 @@ export const INCREMENTAL_CONTENT_TYPE = `multipart/mixed; boundary="-"; ${DEFER_
 type FormatError = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
 
 export interface IncrementalExecution {
-  /** Lets the request's one operation be answered incrementally (a batch's operations never are). */
-  open(record: RequestRecord): void;
-  /** The stream of an operation answered incrementally, once: its initial result and every later part. */
-  take(record: RequestRecord): ResultStream | undefined;
-  /** The plugin that executes such operations inside Apollo's request pipeline. */
+  /** The plugin that executes such operations inside Apollo's request pipeline; it leaves the stream on `context.answer`. */
   readonly plugin: ApolloServerPlugin<GatewayContext>;
 }
 
@@ -72,18 +67,15 @@ export function usesIncrementalDelivery(document: DocumentNode): boolean {
   return uses;
 }
 
-/** A slot per request whose operation may go incremental: empty until the plugin fills it. */
-type Slot = { stream?: ResultStream };
-
 export function incrementalExecution(options: IncrementalExecutionOptions): IncrementalExecution {
-  const slots = new WeakMap<RequestRecord, Slot>();
   const format = errorFormatter(options.formatError);
 
   async function respond(requestContext: GraphQLRequestContextResponseForOperation<GatewayContext>) {
     const { operation, document, request, contextValue, schema } = requestContext;
-    const slot = slots.get(contextValue.record);
-    // Queries only: a mutation's answer may be kept whole for a replay (idempotency).
-    if (!slot || slot.stream || operation.operation !== OperationTypeNode.QUERY) return null;
+    const { answer } = contextValue;
+    // One operation of a request that is not a batch (the route says so), and queries only: a mutation's answer may
+    // be kept whole for a replay (idempotency).
+    if (!answer.incremental || answer.stream || operation.operation !== OperationTypeNode.QUERY) return null;
     if (!acceptsIncremental(request.http?.headers.get('accept')) || !usesIncrementalDelivery(document)) return null;
     // Variables graphql-js refuses are answered by Apollo's executor, in its words (BAD_USER_INPUT, 400).
     if (coerceVariables(contextValue, schema, operation, request.variables).errors) return null;
@@ -93,21 +85,13 @@ export function incrementalExecution(options: IncrementalExecutionOptions): Incr
     const client = options.clientCost && contextValue.record.client?.known;
     // The whole answer, assembled as the parts pass, for the actual cost (costLimitPlugin leaves incremental answers to this).
     const answered = client ? (data: unknown) => options.clientCost!.answered(client, { schema, document, operation }, data as Record<string, unknown> | null) : undefined;
-    slot.stream = { kind: 'incremental', results: recorded(contextValue, initial, format.later(result.subsequentResults), answered) };
+    answer.stream = { kind: 'incremental', results: recorded(contextValue, initial, format.later(result.subsequentResults), answered) };
     // Apollo writes the initial result and records it (recordPlugin); the content type keeps Apollo from choosing JSON.
     const { hasNext: _hasNext, ...singleResult } = initial;
     return { http: { status: undefined, headers: new HeaderMap([['content-type', INCREMENTAL_CONTENT_TYPE]]) }, body: { kind: 'single' as const, singleResult } };
   }
 
   return {
-    open(record) {
-      slots.set(record, {});
-    },
-    take(record) {
-      const stream = slots.get(record)?.stream;
-      slots.delete(record);
-      return stream;
-    },
     plugin: {
       async requestDidStart() {
         return { responseForOperation: respond };

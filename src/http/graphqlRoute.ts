@@ -11,10 +11,10 @@ import { oldestCachedAgeSeconds } from '../upstreams/events';
 import type { UpstreamCallRecord } from '../upstreams/http';
 import { createRequestRecord, recordLogFields, type OperationRecord, type RequestRecord } from '../pipeline/record';
 import { answerOutcome, refusal, type AnswerOutcome, type CompiledExecutor, type GraphqlPipeline, type GraphqlRequest, type GraphqlResponse, type GraphqlStep } from '../pipeline/types';
-import type { IncrementalExecution } from '../execution/incrementalExecution';
 import { compress } from './compression';
 import { represent, type HttpAnswer } from './httpCaching';
-import { apolloRequest, readOperationRequests, UnreadableRequestError, type ReadRequest } from './operationRequests';
+import { SENT_AS_GET, subscriptionWire } from './transports/accept';
+import { apolloRequest, getAsPost, readOperationRequests, UnreadableRequestError, type ReadRequest } from './operationRequests';
 import { writeMultipartMixed } from './transports/multipartMixed';
 
 export interface GraphqlRouteOptions {
@@ -27,8 +27,6 @@ export interface GraphqlRouteOptions {
   steps?: readonly GraphqlStep[];
   /** Runs compiled operations without Apollo (src/execution/compiledPath.ts). Default: every request goes to Apollo. */
   compiled?: CompiledExecutor;
-  /** Runs `@defer`/`@stream` operations part by part (src/execution/incrementalExecution.ts). Default: answered whole. */
-  incremental?: Pick<IncrementalExecution, 'open' | 'take'>;
   /** RESPONSE_COMPRESSION: gzip and br as `Accept-Encoding` asks. Default false. */
   compression?: boolean;
   /**
@@ -56,19 +54,41 @@ export function graphqlRoute(options: GraphqlRouteOptions): GraphqlRoute {
     for (const [key, value] of Object.entries(request.incomingHeaders)) {
       if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
     }
-    // One operation may be answered incrementally; a batch's are answered whole.
-    if (!request.read.batched) options.incremental?.open(request.record);
+    headers.delete(SENT_AS_GET);
+    let read = request.read;
+    const accept = request.header('accept');
+    if (subscriptionWire(accept)) {
+      // A subscription stream's refusals are JSON answers; Apollo writes no stream itself, so it must not refuse the
+      // stream's Accept (406). The stream stays first: the executor reads from it which one to answer.
+      headers.set('accept', `${accept}, application/graphql-response+json;q=0.01`);
+      if (read.method === 'GET') {
+        // An event stream asked by GET (EventSource, curl): Apollo executes only queries from a GET, so it gets the
+        // POST of the same operation, marked so that a mutation is still refused as from a GET.
+        read = getAsPost(read);
+        headers.set('content-type', 'application/json');
+        headers.set(SENT_AS_GET, 'true');
+      }
+    }
+    let context: GatewayContext | undefined;
     const result = await apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: apolloRequest(request.read, request.url, headers),
-      context: () => request.context(),
+      httpGraphQLRequest: apolloRequest(read, request.url, headers),
+      context: async () => {
+        context = await request.context();
+        // One operation may be answered incrementally; a batch's are answered whole.
+        if (!read.batched) context.answer.incremental = true;
+        return context;
+      },
     });
+    // A subscription's executor answers with its events (src/live/liveSubscriptionsPlugin.ts), the incremental one
+    // with its parts (src/execution/incrementalExecution.ts); the steps' headers stay.
+    const stream = context?.answer.stream;
+    if (stream?.kind === 'subscription') return { status: 200, headers: new Map([...result.headers].filter(([name]) => name !== 'content-type')), body: '', stream };
+    if (stream) return { status: result.status ?? 200, headers: new Map(result.headers), body: '', stream };
     // Incremental delivery (@defer, @stream) needs graphql 17: Apollo answers whole.
     if (result.body.kind !== 'complete') throw new Error('Apollo streamed an answer');
     const status = result.status ?? 200;
     // Used only when no operation ran: Apollo refused the HTTP form (BadRequestError) or failed before execution.
     const outcome: AnswerOutcome = { outcome: 'error', errorCodes: [status >= 500 ? ErrorCode.INTERNAL_SERVER_ERROR : 'BAD_REQUEST'] };
-    const stream = options.incremental?.take(request.record);
-    if (stream) return { status, headers: new Map(result.headers), body: '', stream };
     const response = { status, headers: new Map(result.headers), body: result.body.string, outcome };
     if (request.record.operations.length > 0) options.compiled?.learn(request, response);
     return response;
@@ -112,7 +132,8 @@ export function graphqlRoute(options: GraphqlRouteOptions): GraphqlRoute {
         operationName: only?.operationName ?? null,
         durationMs: roundMs(durationMs),
         ...whole,
-        httpStatus: response.status,
+        // A WebSocket's subscription has no HTTP status of its own.
+        httpStatus: record.stream?.transport === 'ws' ? undefined : response.status,
         ...(only ? {} : { operations: operations.map(({ operationName, outcome, errorCodes }) => ({ operationName, outcome, errorCodes })) }),
         upstreamCalls: record.upstreamCalls.map(callSummary),
       },
@@ -126,6 +147,9 @@ export function graphqlRoute(options: GraphqlRouteOptions): GraphqlRoute {
   const route = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
     const record = createRequestRecord(firstHeader(req, 'x-request-id'));
     res.setHeader('x-request-id', record.requestId);
+    // A request asking for a subscription stream is logged with its transport, refused or not.
+    const wire = subscriptionWire(firstHeader(req, 'accept'));
+    if (wire) record.stream = { transport: wire, events: 0 };
     let read: ReadRequest;
     try {
       read = await readOperationRequests(req, url, limits);

@@ -11,6 +11,9 @@ export class ServerLifecycle {
   private current: LifecycleState = 'starting';
   private readonly inFlight = new Set<ServerResponse>();
   private readonly idleWaiters: Array<() => void> = [];
+  /** Long-lived responses (subscription streams) and how to end each; set once the drain has ended them. */
+  private readonly streams = new Map<ServerResponse, () => void>();
+  private streamsEnded = false;
 
   get state(): LifecycleState {
     return this.current;
@@ -25,10 +28,19 @@ export class ServerLifecycle {
   track(res: ServerResponse): void {
     this.inFlight.add(res);
     if (this.isDraining()) res.setHeader('connection', 'close');
-    res.once('close', () => {
-      this.inFlight.delete(res);
-      if (this.inFlight.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
-    });
+    res.once('close', () => this.settled(res));
+  }
+
+  /**
+   * A response that lasts as long as its client wants (a subscription's stream): not waited for as a request in
+   * flight, but ended with `end` (its stream completed) once the drain has let the requests in flight finish, as
+   * WebSockets are closed with 1001.
+   */
+  hold(res: ServerResponse, end: () => void): void {
+    if (this.streamsEnded) return end();
+    this.streams.set(res, end);
+    res.once('close', () => this.streams.delete(res));
+    this.settled(res);
   }
 
   /** Resolves once no request is in flight (at once when none is). */
@@ -55,7 +67,10 @@ export class ServerLifecycle {
     // Once no request is in flight, every connection left holds none the gateway has received (idle keep-alives,
     // clients trickling headers, which Node stops timing once closing): cut them rather than wait for their timeouts.
     server.closeIdleConnections();
-    void this.idle().then(() => server.closeAllConnections());
+    // Streams are completed first, so that their clients read a clean end rather than a cut connection.
+    void this.idle()
+      .then(() => this.endStreams())
+      .then(() => server.closeAllConnections());
     let cut = 0;
     const timer = setTimeout(() => {
       cut = this.inFlight.size;
@@ -65,6 +80,24 @@ export class ServerLifecycle {
     clearTimeout(timer);
     this.current = 'stopped';
     return { cut };
+  }
+
+  private settled(res: ServerResponse): void {
+    if (!this.inFlight.delete(res)) return;
+    if (this.inFlight.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  /** Ends every held stream; resolves once each response has closed. */
+  private async endStreams(): Promise<void> {
+    this.streamsEnded = true;
+    const open = [...this.streams].filter(([res]) => !res.closed);
+    await Promise.all(
+      open.map(([res, end]) => {
+        const closed = new Promise((resolve) => res.once('close', resolve));
+        end();
+        return closed;
+      }),
+    );
   }
 
   private isDraining(): boolean {

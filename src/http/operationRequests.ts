@@ -188,3 +188,17 @@ export function apolloRequest(read: ReadRequest, url: URL, headers: HTTPGraphQLR
   if (!read.operations.some((op) => op.resolvedBy)) return { method, headers, search: url.search, body: read.body };
   return { method, headers, search: url.search, body: read.batched ? read.operations.map(apolloItem) : apolloItem(first) };
 }
+
+/**
+ * A GET's operation as Apollo gets it in a POST's JSON body: for an event stream asked by GET (EventSource, curl),
+ * since Apollo executes only queries from a GET. Its document as resolved; a malformed GET stays one for Apollo to refuse.
+ */
+export function getAsPost(read: ReadRequest): ReadRequest {
+  const [op] = read.operations;
+  if (read.method !== 'GET' || !op?.wellFormed) return read;
+  const { query, operationName, variables } = op;
+  const extensions = op.resolvedBy ? withoutPersistedQuery(op.extensions) : op.extensions;
+  const documentId = !op.resolvedBy && op.ask.kind === 'id' && op.ask.via === 'documentId' ? op.ask.id : undefined;
+  const fields = Object.entries({ query, operationName, variables, extensions, documentId }).filter(([, value]) => value !== undefined);
+  return operationsOfBody(Object.fromEntries(fields));
+}

@@ -186,7 +186,7 @@ export class LivePolls {
   constructor(private readonly options: { intervalMs: number; logger: Logger; metrics: LiveMetrics; coordinator?: LiveCoordinator }) {}
 
   /** A subscriber to `key`'s poll, started with `run` when it is the key's first subscriber here. */
-  subscribe(key: string, run: () => Promise<PollRun>, onEnd: (subscriber: LiveSubscriber) => void): LiveSubscriber {
+  subscribe(key: string, run: () => Promise<PollRun>, onEnd: (subscriber: LiveSubscriber) => void, _owner?: { client: string; charge(calls: number): Promise<boolean> }): LiveSubscriber {
     const existing = this.polls.get(key);
     const poll = existing ?? { key, run, subscribers: new Set() };
     const subscriber = new LiveSubscriber((s) => {

@@ -82,6 +82,11 @@ export async function withOperationSpan<T>(request: { method: string; headers: R
   }
 }
 
+/** Runs `fn` outside any trace: work a request started but that serves others (a live poll) begins traces of its own. */
+export function outsideTraces<T>(fn: () => T): T {
+  return context.with(ROOT_CONTEXT, fn);
+}
+
 /** Records how the request ended on its span, renamed after what it ran (`query Day`, `graphql batch`). */
 export function endOperationSpan({ outcome, errorCodes }: { outcome: string; errorCodes: readonly string[] }, name?: string, operation?: { type?: string; operationName: string | null }): void {
   const span = trace.getActiveSpan();

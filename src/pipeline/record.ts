@@ -49,6 +49,8 @@ export interface ClientRecord {
   reserveCalls?: (calls: number) => Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }>;
   /** Upstream calls reserved so far (every operation of a batch), settled after execution. */
   reservedCalls?: number;
+  /** Whose budget the client step charged: `partner`, or `venue:<callerHash>` (a hash, never a credential). */
+  budgetKey?: string;
   /** A refusal decided after the client step let the request in, for the client metrics. */
   refusedBy?: 'cost' | 'introspection' | 'trusted_documents' | 'upstream_budget';
 }
@@ -74,8 +76,11 @@ export interface RequestRecord {
   cost?: { readonly cost: number; readonly upstreamCalls: number };
   /** Set when the compiled executor ran the request. */
   execution?: 'compiled';
-  /** Set when the answer is a stream: how it was carried, and the results sent on it. */
-  stream?: { transport: Exclude<Transport, 'http'>; events: number };
+  /**
+   * Set when the answer is a stream: how it was carried, the results sent on it, and (a subscription) the upstream
+   * calls of the shared poll's reads while it was subscribed.
+   */
+  stream?: { transport: Exclude<Transport, 'http'>; events: number; upstreamCalls?: number };
   /** Every upstream call made for this HTTP request (all operations of a batch). */
   readonly upstreamCalls: UpstreamCallRecord[];
   /** The operations executed (Apollo's or the compiled executor's), in the order they ended. */
@@ -103,7 +108,7 @@ export function recordLogFields({ client, document, idempotency, cost, execution
     idempotency: idempotency?.outcome,
     estimatedCost: cost && String(cost.cost),
     estimatedUpstreamCalls: cost && String(cost.upstreamCalls),
-    actualUpstreamCalls: client?.actualUpstreamCalls?.toString(),
+    actualUpstreamCalls: (client?.actualUpstreamCalls ?? stream?.upstreamCalls)?.toString(),
     execution,
     transport: stream?.transport,
     events: stream?.events,

@@ -126,8 +126,8 @@ describe('live subscriptions', () => {
     expect(await eventually(() => eleventh.error !== undefined)).toBe(true);
     expect(eleventh.error).toEqual([expect.objectContaining({ extensions: { code: 'RATE_LIMITED' } })]);
     expect(held.every((s) => s.error === undefined && !s.completed)).toBe(true);
-    const refused = stack.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'live subscription refused');
-    expect(refused.at(-1)).toMatchObject({ errorCodes: ['RATE_LIMITED'] });
+    const refused = stack.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'graphql request' && l.outcome === 'error');
+    expect(refused.at(-1)).toMatchObject({ requestId: expect.any(String), transport: 'ws', events: 0, errorCodes: ['RATE_LIMITED'] });
   });
 
   it('sends an upstream failure as an event with errors and stays open; the next good read sends data again', async () => {
@@ -165,9 +165,10 @@ describe('live subscriptions', () => {
     subscribe(connect(BISTRO_NORD), { date: DATE });
     await pollsPass(B_TOKEN, 5);
     expect(upstreams.listCalls(A_TOKEN) - after).toBeLessThanOrEqual(1);
-    const ended = stack.logs.slice(linesBefore).map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'live subscription ended' && l.operationName === 'LiveDay');
+    const ended = stack.logs.slice(linesBefore).map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'graphql request' && l.operationName === 'LiveDay');
     expect(ended).toHaveLength(2);
-    expect(ended.at(-1)).toMatchObject({ events: 1, upstreamCalls: expect.any(Number), durationMs: expect.any(Number) });
+    expect(ended.at(-1)).toMatchObject({ transport: 'ws', events: 1, outcome: 'success', actualUpstreamCalls: expect.any(String), durationMs: expect.any(Number) });
+    expect(ended.at(-1)).not.toHaveProperty('httpStatus');
   });
 
   it('stops polling when the subscriber socket drops without a close', async () => {
@@ -316,7 +317,7 @@ describe('live subscriptions with a clients file', () => {
     expect(frugal.error).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'COST_ESTIMATED_TOO_EXPENSIVE' }) })]);
     expect(frugal.error).not.toEqual([expect.objectContaining({ extensions: expect.objectContaining({ http: expect.anything() }) })]);
     acme.unsubscribe();
-    const ended = async () => policed.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'live subscription ended');
+    const ended = async () => policed.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'graphql request' && l.client === 'acme');
     expect(await eventually(async () => (await ended()) !== undefined)).toBe(true);
     // The record the admission filled: the client, and the estimate of one read the cost model admitted (a day of 10 with their checks).
     expect(await ended()).toMatchObject({ client: 'acme', clientAudience: 'partner', events: 1, estimatedUpstreamCalls: '11' });

@@ -1,4 +1,6 @@
 import type { FormattedExecutionResult } from 'graphql';
+import { ApolloClient, HttpLink, InMemoryCache, gql } from '@apollo/client';
+import { createClient as createSseClient, type RequestParams } from 'graphql-sse';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { randomUUID } from 'node:crypto';
@@ -100,4 +102,44 @@ export async function startLiveUpstreams(): Promise<LiveUpstreams> {
     },
   });
   return upstreams;
+}
+
+/** Subscribes over Server-Sent Events with graphql-sse's own client (distinct connections), `headers` as HTTP headers. */
+export function sseSubscribe(httpUrl: string, headers: Record<string, string>, payload: Record<string, unknown>): LiveSubscription {
+  const client = createSseClient({ url: `${httpUrl}/graphql`, headers, singleConnection: false, retryAttempts: 0 });
+  const subscription: LiveSubscription = { events: [], completed: false, unsubscribe: () => undefined };
+  const dispose = client.subscribe<LiveData>(payload as unknown as RequestParams, {
+    next: (event) => subscription.events.push(event as FormattedExecutionResult<LiveData>),
+    error: (error) => (subscription.error = error),
+    complete: () => (subscription.completed = true),
+  });
+  subscription.unsubscribe = () => {
+    dispose();
+    client.dispose();
+  };
+  return subscription;
+}
+
+/**
+ * Subscribes over Apollo's multipart HTTP subscriptions with Apollo Client's plain `HttpLink` (no WebSocket, no split).
+ * `documentId`: the document is named by trusted id instead of sent as text (a fetch that rewrites the body).
+ */
+export function multipartSubscribe(httpUrl: string, headers: Record<string, string>, query: string, variables: Record<string, unknown>, documentId?: string): LiveSubscription {
+  const byId: typeof fetch = (input, init) => {
+    const body = JSON.parse(init?.body as string) as Record<string, unknown>;
+    delete body.query;
+    return fetch(input, { ...init, body: JSON.stringify({ ...body, documentId }) });
+  };
+  const apollo = new ApolloClient({ link: new HttpLink({ uri: `${httpUrl}/graphql`, headers, ...(documentId ? { fetch: byId } : {}) }), cache: new InMemoryCache() });
+  const subscription: LiveSubscription = { events: [], completed: false, unsubscribe: () => undefined };
+  const handle = apollo.subscribe<LiveData>({ query: gql(query), variables }).subscribe({
+    next: (result) => subscription.events.push({ data: result.data, ...(result.error ? { errors: [{ message: result.error.message }] } : {}) }),
+    error: (error: unknown) => (subscription.error = error),
+    complete: () => (subscription.completed = true),
+  });
+  subscription.unsubscribe = () => {
+    handle.unsubscribe();
+    apollo.stop();
+  };
+  return subscription;
 }
