@@ -5,7 +5,7 @@ import type { Config } from './config';
 import { ServiceCredentials } from './credentials';
 import type { ServiceName } from './errors/UpstreamError';
 import type { RequestRecord } from './pipeline/record';
-import type { ResultStream } from './pipeline/types';
+import type { ResultStream } from './pipeline/stream';
 import { checkById } from './loaders/checkById';
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './observability/metrics';

@@ -4,7 +4,7 @@ import { GraphQLError, Kind, OperationTypeNode, visit, type DocumentNode, type G
 import type { GatewayContext } from '../context';
 import { mergeIncrementalResult } from '@graphql-tools/utils';
 import { coerceVariables, type ClientCostPolicy } from '../limits/costLimit';
-import type { StreamResult } from '../pipeline/types';
+import type { StreamResult } from '../pipeline/stream';
 import { upstreamCallCount } from '../upstreams/events';
 
 /**

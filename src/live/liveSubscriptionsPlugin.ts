@@ -12,7 +12,7 @@ import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../observability/metrics';
 import { outsideTraces } from '../observability/tracing';
 import { createRequestRecord, type RequestRecord } from '../pipeline/record';
-import type { StreamResult } from '../pipeline/types';
+import type { StreamResult } from '../pipeline/stream';
 import type { RedisConnection } from '../redis/connection';
 import { sha256Hex } from '../sha256';
 import { upstreamCallCount } from '../upstreams/events';

@@ -1,4 +1,5 @@
-import type { GraphqlResponse, StreamResult } from './types';
+import type { StreamResult } from './stream';
+import type { GraphqlResponse } from './types';
 
 /**
  * The same answer, with `then` run once its stream has ended (its last result sent, or the client gone): for a step

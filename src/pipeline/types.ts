@@ -1,4 +1,3 @@
-import type { FormattedExecutionResult } from 'graphql';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { GatewayContext } from '../context';
 import { errorBody, JSON_TYPE } from '../http/send';
@@ -6,6 +5,7 @@ import type { ReadRequest } from '../http/operationRequests';
 import type { OperationOutcome } from '../observability/metrics';
 import { ErrorCode } from '../errors/codes';
 import type { RequestRecord } from './record';
+import type { ResultStream } from './stream';
 
 /**
  * The types every stage of the one pipeline shares: the reader's request, the steps, the executors and the transports
@@ -30,22 +30,6 @@ export interface GraphqlRequest {
 export interface AnswerOutcome {
   outcome: OperationOutcome;
   errorCodes: string[];
-}
-
-/**
- * One result of a stream as the wire carries it, errors already formatted: a subscription's event, or an incremental
- * answer's initial result and each subsequent payload (`incremental`, `hasNext`).
- */
-export interface StreamResult extends FormattedExecutionResult {
-  hasNext?: boolean;
-  incremental?: ReadonlyArray<Record<string, unknown>>;
-}
-
-/** An answer of many results: the transport writes each as it comes, and ends the iterator when the client leaves. */
-export interface ResultStream {
-  /** `subscription`: a live view's events until it completes; `incremental`: `@defer`/`@stream` parts until `hasNext: false`. */
-  readonly kind: 'subscription' | 'incremental';
-  readonly results: AsyncIterableIterator<StreamResult>;
 }
 
 /** A complete answer, written by a step itself (a refusal, a replay) or by the steps after it; or a stream. */

@@ -1,5 +1,6 @@
 import { afterAnswer } from '../../src/pipeline/streamEnd';
-import type { GraphqlResponse, StreamResult } from '../../src/pipeline/types';
+import type { StreamResult } from '../../src/pipeline/stream';
+import type { GraphqlResponse } from '../../src/pipeline/types';
 
 async function* parts(count: number): AsyncGenerator<StreamResult> {
   for (let i = 0; i < count; i++) yield { data: { i }, hasNext: i < count - 1 };

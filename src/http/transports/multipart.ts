@@ -1,6 +1,6 @@
 import type { GraphQLFormattedError } from 'graphql';
-import type { StreamResult } from '../../pipeline/types';
-import type { StreamFormat } from './subscriptionStream';
+import type { StreamResult } from '../../pipeline/stream';
+import type { StreamFormat } from './streamFormat';
 
 const BOUNDARY = '\r\n--graphql';
 const PART = '\r\ncontent-type: application/json; charset=utf-8\r\n\r\n';

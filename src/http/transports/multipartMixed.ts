@@ -3,7 +3,8 @@ import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ErrorCode } from '../../errors/codes';
 import type { RequestRecord } from '../../pipeline/record';
-import type { GraphqlResponse, StreamResult } from '../../pipeline/types';
+import type { StreamResult } from '../../pipeline/stream';
+import type { GraphqlResponse } from '../../pipeline/types';
 import { negotiateEncoding, partEncoder } from '../compression';
 import { NO_STORE, VARY } from '../httpCaching';
 

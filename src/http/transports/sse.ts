@@ -1,6 +1,6 @@
 import type { GraphQLFormattedError } from 'graphql';
-import type { StreamResult } from '../../pipeline/types';
-import type { StreamFormat } from './subscriptionStream';
+import type { StreamResult } from '../../pipeline/stream';
+import type { StreamFormat } from './streamFormat';
 
 /**
  * GraphQL over Server-Sent Events, the graphql-sse protocol's distinct-connections mode (its PROTOCOL.md): each result

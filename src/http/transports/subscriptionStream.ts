@@ -1,24 +1,10 @@
-import type { GraphQLFormattedError } from 'graphql';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode } from '../../errors/codes';
 import type { Logger } from '../../logger';
 import type { RequestRecord } from '../../pipeline/record';
-import type { GraphqlResponse, StreamResult } from '../../pipeline/types';
+import type { GraphqlResponse } from '../../pipeline/types';
 import { multipart } from './multipart';
 import { sse } from './sse';
-
-/** One wire format of a subscription's events over HTTP (sse.ts, multipart.ts). */
-export interface StreamFormat {
-  readonly contentType: string;
-  /** Written with the head, so that the client and proxies see the stream begin. */
-  readonly opening: string;
-  event(result: StreamResult): string;
-  /** Written while no event comes, under proxies' idle timeouts. */
-  readonly heartbeat: string;
-  /** A failure of the stream itself (not of a read: those are events with errors), before its closing. */
-  failure(errors: readonly GraphQLFormattedError[]): string;
-  readonly closing: string;
-}
 
 export interface SubscriptionStreamOptions {
   /** Holds a stream open past the drain of ordinary requests, and ends it on shutdown (ServerLifecycle.hold). */

@@ -6,7 +6,8 @@ import type { GatewayContext } from '../../context';
 import { ErrorCode } from '../../errors/codes';
 import type { Logger } from '../../logger';
 import { createRequestRecord, type RequestRecord } from '../../pipeline/record';
-import { refusal, type GraphqlPipeline, type GraphqlRequest, type ResultStream, type StreamResult } from '../../pipeline/types';
+import type { ResultStream, StreamResult } from '../../pipeline/stream';
+import { refusal, type GraphqlPipeline, type GraphqlRequest } from '../../pipeline/types';
 import { isPlainObject } from '../../upstreams/record';
 import { operationsOfBody } from '../operationRequests';
 
