@@ -14,10 +14,44 @@ export async function afterAnswer(response: GraphqlResponse, then: () => Promise
   return { ...response, stream: { kind: response.stream.kind, results: ending(response.stream.results, then) } };
 }
 
-async function* ending(results: AsyncIterableIterator<StreamResult>, then: () => Promise<void>): AsyncGenerator<StreamResult> {
-  try {
-    yield* results;
-  } finally {
-    await then();
-  }
+/**
+ * Not an async generator: a generator's `return()` waits behind its pending `next()`, and a subscription's next event
+ * may be minutes away, so a client that leaves would end nothing until then. `return()` goes to the results at once.
+ */
+function ending(results: AsyncIterableIterator<StreamResult>, then: () => Promise<void>): AsyncIterableIterator<StreamResult> {
+  let ended: Promise<void> | undefined;
+  const end = () => (ended ??= then());
+  const after = async (result: IteratorResult<StreamResult>) => {
+    if (result.done) await end();
+    return result;
+  };
+  return {
+    async next() {
+      try {
+        return await after(await results.next());
+      } catch (err) {
+        await end();
+        throw err;
+      }
+    },
+    async return(value?: unknown) {
+      try {
+        return (await results.return?.(value)) ?? { value: undefined, done: true };
+      } finally {
+        await end();
+      }
+    },
+    async throw(err?: unknown) {
+      try {
+        if (!results.throw) throw err;
+        return await after(await results.throw(err));
+      } catch (thrown) {
+        await end();
+        throw thrown;
+      }
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
 }

@@ -72,7 +72,7 @@ export function curlRequests(script: string, env: Record<string, string> = {}): 
     .map((words) => curlRequest(words.slice(1)));
 }
 
-const CURL_FLAGS = new Set(['-s', '--silent', '-i', '--include', '-G', '--get', '--compressed']);
+const CURL_FLAGS = new Set(['-s', '--silent', '-i', '--include', '-G', '--get', '--compressed', '-N', '--no-buffer', '-sN']);
 const CURL_IGNORED_WITH_VALUE = new Set(['-o', '--output', '-D', '--dump-header', '-w', '--write-out']);
 
 function curlRequest(args: string[]): CurlRequest {
