@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const SCRIPT = resolve(__dirname, '../../tools/setup/testDeps.sh');
-/** The Debian servers the tests start, besides chromium. */
-const SERVERS = ['redis-server', 'redis-sentinel', 'haproxy', 'nginx'];
+/** The Debian packages the tests use, besides chromium. */
+const SERVERS = ['redis-server', 'redis-sentinel', 'haproxy', 'nginx', 'curl'];
 
 interface Run {
   code: number | null;
@@ -78,7 +78,7 @@ describe('tools/setup/testDeps.sh', () => {
     machine.command('apt-get', 'exit 0');
     const line = refusal(await machine.run());
     expect(line).toContain('not root');
-    expect(line).toMatch(/run {2}sudo apt-get update && sudo apt-get install -y redis-server redis-sentinel haproxy nginx chromium$/);
+    expect(line).toMatch(/run {2}sudo apt-get update && sudo apt-get install -y redis-server redis-sentinel haproxy nginx curl chromium$/);
     expect(machine.calls()).toEqual([]);
   });
 
@@ -95,7 +95,7 @@ describe('tools/setup/testDeps.sh', () => {
     machine.uid(0);
     const line = refusal(await machine.run());
     expect(line).toContain('no apt-get here');
-    expect(line).toMatch(/install -y redis-server redis-sentinel haproxy nginx chromium$/);
+    expect(line).toMatch(/install -y redis-server redis-sentinel haproxy nginx curl chromium$/);
   });
 
   it('stops with the command to run (no sudo as root) when apt-get fails', async () => {
@@ -103,7 +103,7 @@ describe('tools/setup/testDeps.sh', () => {
     machine.command('apt-get', 'exit 100');
     const line = refusal(await machine.run());
     expect(line).toContain('apt-get update failed');
-    expect(line).toMatch(/run {2}apt-get update && apt-get install -y redis-server redis-sentinel haproxy nginx chromium$/);
+    expect(line).toMatch(/run {2}apt-get update && apt-get install -y redis-server redis-sentinel haproxy nginx curl chromium$/);
   });
 
   it('installs only what is missing through password-less sudo, and checks it is there after', async () => {
@@ -125,6 +125,6 @@ describe('tools/setup/testDeps.sh', () => {
     machine.command('apt-get', 'exit 0');
     const line = refusal(await machine.run());
     expect(line).toContain('not at');
-    expect(line).toMatch(/install -y redis-server redis-sentinel haproxy nginx chromium$/);
+    expect(line).toMatch(/install -y redis-server redis-sentinel haproxy nginx curl chromium$/);
   });
 });
