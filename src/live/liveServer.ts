@@ -80,7 +80,7 @@ export function liveServer(options: LiveServerOptions): { close(): Promise<void>
   const { maxSubscriptionsPerConnection: maxPerConnection, pollMs } = config.live;
   const metrics = liveMetrics(options.metrics.registry);
   const coordinator = options.redis && redisCoordinator(options.redis, pollMs);
-  const polls = new LivePolls({ intervalMs: pollMs, logger, metrics, coordinator });
+  const polls = new LivePolls({ intervalMs: pollMs, maxPolls: config.live.maxPolls, maxPollsPerClient: config.live.maxPollsPerClient, logger, metrics, coordinator });
   const rules = [...specifiedRules, ...documentRules.validationRules];
 
   // Parsed and validated documents by text: screens subscribe with the same few documents, often all at once.
