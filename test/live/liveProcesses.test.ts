@@ -2,6 +2,7 @@ import { eventually, spawnGateway, type GatewayProcess } from '../support/gatewa
 import { liveClient, startLiveUpstreams, subscribe, type LiveSubscription, type LiveUpstreams } from '../support/liveClient';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import { LA_TERRAZZA } from '../support/stack';
+import { startTcpProxy, type TcpProxy } from '../support/tcpProxy';
 
 const DATE = '2026-11-21';
 const TOKEN = LA_TERRAZZA['Reservation-Access-Token'];
@@ -43,6 +44,20 @@ function connect(url: string) {
   clients.push(client);
   return client;
 }
+
+/** The step of the data an event carries: the upstream's status is `confirmed` (0), then `step-1`, `step-2`, … */
+function stepOf(event: LiveSubscription['events'][number]): number {
+  const status = event.data?.reservations?.nodes[0]?.status;
+  if (status === 'confirmed') return 0;
+  if (!status?.startsWith('step-')) throw new Error(`not a step: ${JSON.stringify(event)}`);
+  return Number(status.slice('step-'.length));
+}
+
+/** Each subscriber's steps, in the order it received them. */
+const stepsOf = (subscriptions: LiveSubscription[]) => subscriptions.map((s) => s.events.map(stepOf));
+
+/** Steps that only grow: never an older snapshot after a newer one, never the same one twice. */
+const inOrder = (steps: number[]) => steps.every((step, i) => i === 0 || step > steps[i - 1]);
 
 /** Polls this process has run, read off its /metrics. */
 async function pollsOf(url: string): Promise<number> {
@@ -91,6 +106,66 @@ describeWithRedis('live subscriptions across gateway processes')('live subscript
     // Two intervals to take the lease, one read, and the slack of a loaded machine.
     expect(performance.now() - killed).toBeLessThan(4 * POLL_MS + 500);
     expect(survivors[0].events[2].data?.reservations?.nodes[0]?.status).toBe('paid');
+  });
+
+  it('never send a subscriber an older snapshot after a newer one when the poller is killed in the middle of reading a change', async () => {
+    const one = await startGateway({ REDIS_URL: redis.url });
+    const two = await startGateway({ REDIS_URL: redis.url });
+    const onOne = Array.from({ length: 2 }, () => subscribe(connect(one.url), { date: DATE }));
+    const onTwo = Array.from({ length: 2 }, () => subscribe(connect(two.url), { date: DATE }));
+    expect(await eventually(() => [...onOne, ...onTwo].every((s) => s.events.length === 1))).toBe(true);
+    // Reads answer late, so the change below is still being read when the poller dies.
+    upstreams.delayMs = (url) => (url.startsWith('/v1/reservations') ? 150 : 0);
+    expect(await eventually(async () => (await pollsOf(one.url)) + (await pollsOf(two.url)) >= 3)).toBe(true);
+    const [pollsOne, pollsTwo] = await Promise.all([pollsOf(one.url), pollsOf(two.url)]);
+    const [poller, survivors] = pollsOne > pollsTwo ? [one, onTwo] : [two, onOne];
+
+    upstreams.status = 'step-1';
+    const asked = upstreams.listCalls(TOKEN);
+    expect(await eventually(() => upstreams.listCalls(TOKEN) > asked, 5000)).toBe(true);
+    poller.process.child.kill('SIGKILL');
+    await poller.process.exited;
+    expect(await eventually(() => survivors.every((s) => s.events.length > 0 && stepOf(s.events.at(-1)!) === 1))).toBe(true);
+    for (const step of [2, 3]) {
+      upstreams.status = `step-${step}`;
+      expect(await eventually(() => survivors.every((s) => stepOf(s.events.at(-1)!) === step))).toBe(true);
+    }
+    for (const steps of stepsOf([...onOne, ...onTwo])) expect({ steps, inOrder: inOrder(steps) }).toEqual({ steps, inOrder: true });
+  });
+
+  describe('when one process\'s Redis commands stall past their timeout', () => {
+    let proxy: TcpProxy;
+
+    beforeEach(async () => {
+      const { port } = new URL(redis.url);
+      proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(port) });
+    });
+
+    afterEach(async () => {
+      proxy.resume();
+      await proxy.close();
+    });
+
+    it('never send a subscriber an older snapshot after a newer one, and every subscriber gets each change', async () => {
+      // The process whose Redis stalls starts first and reads first: its lease goes while it cannot renew it.
+      const stalling = await startGateway({ REDIS_URL: `redis://127.0.0.1:${proxy.port}` });
+      const onStalling = Array.from({ length: 2 }, () => subscribe(connect(stalling.url), { date: DATE }));
+      expect(await eventually(() => onStalling.every((s) => s.events.length === 1))).toBe(true);
+      const steady = await startGateway({ REDIS_URL: redis.url });
+      const onSteady = Array.from({ length: 2 }, () => subscribe(connect(steady.url), { date: DATE }));
+      const all = [...onStalling, ...onSteady];
+      expect(await eventually(() => all.every((s) => s.events.length === 1))).toBe(true);
+
+      for (const step of [1, 2, 3, 4]) {
+        upstreams.status = `step-${step}`;
+        // Four command timeouts and more than two intervals: the lease expires and the other process reads.
+        proxy.stall();
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        proxy.resume();
+        expect(await eventually(() => all.every((s) => stepOf(s.events.at(-1)!) === step))).toBe(true);
+      }
+      for (const steps of stepsOf(all)) expect({ steps, inOrder: inOrder(steps) }).toEqual({ steps, inOrder: true });
+    });
   });
 });
 
