@@ -1,4 +1,4 @@
-import { eventually, spawnGateway, type GatewayProcess } from '../support/gatewayProcess';
+import { eventually, sleep, spawnGateway, type GatewayProcess } from '../support/gatewayProcess';
 import { liveClient, startLiveUpstreams, subscribe, type LiveSubscription, type LiveUpstreams } from '../support/liveClient';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import { LA_TERRAZZA } from '../support/stack';
@@ -156,11 +156,15 @@ describeWithRedis('live subscriptions across gateway processes')('live subscript
       const all = [...onStalling, ...onSteady];
       expect(await eventually(() => all.every((s) => s.events.length === 1))).toBe(true);
 
-      for (const step of [1, 2, 3, 4]) {
-        upstreams.status = `step-${step}`;
-        // Four command timeouts and more than two intervals: the lease expires and the other process reads.
+      // Two changes within each stall, each read by the process that took the lease and, before this was fixed, by
+      // the stalled one too (a hold that timed out was taken as held): its own newer read came before the other's
+      // older one, which Redis delivered when the stall ended.
+      for (const step of [2, 4]) {
         proxy.stall();
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+        upstreams.status = `step-${step - 1}`;
+        await sleep(600);
+        upstreams.status = `step-${step}`;
+        await sleep(600);
         proxy.resume();
         expect(await eventually(() => all.every((s) => stepOf(s.events.at(-1)!) === step))).toBe(true);
       }
