@@ -6,6 +6,7 @@ import type { LiveEvent } from '../../src/live/liveEvent';
 import { LivePollRefused, LivePolls, liveMetrics, redisCoordinator, type LiveCoordinator, type LiveSubscriber, type PollOwner, type PollRun } from '../../src/live/polls';
 import { openRedisConnection, type RedisConnection } from '../../src/redis/connection';
 import { eventually } from '../support/gatewayProcess';
+import { freePort } from '../support/net';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 
 const logger = createLogger({ level: 'silent' });
@@ -163,6 +164,34 @@ describe('a live poll paid for by its clients', () => {
     expect(spender.charges).toHaveLength(4);
     expect(await eventually(() => payer.charged() === 2 * reads.reads)).toBe(true);
     polls.close();
+  });
+});
+
+describe('live polls while Redis is unreachable', () => {
+  it('read for their own subscribers and send Redis nothing, so an ended poll is referenced by nothing', async () => {
+    const connection = openRedisConnection({ url: `redis://127.0.0.1:${await freePort()}`, logger });
+    const real = redisCoordinator(connection, 10);
+    const asked: string[] = [];
+    // The real coordinator, counting what the polls ask of it.
+    const coordinator = new Proxy(real, {
+      get: (target, name, receiver) => {
+        const value: unknown = Reflect.get(target, name, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          asked.push(String(name));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const polls = livePolls({ coordinator, intervalMs: 10 });
+    for (let i = 0; i < 50; i += 1) {
+      const subscriber = polls.subscribe(`key ${i}`, counting().run, () => undefined);
+      expect(await take(subscriber)).toEqual({ data: { n: 1 } });
+      await subscriber.return();
+    }
+    expect(asked).toEqual([]);
+    polls.close();
+    await connection.close();
   });
 });
 
