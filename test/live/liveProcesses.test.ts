@@ -4,6 +4,9 @@ import { describeWithRedis, startRedisServer, type RedisServer } from '../suppor
 import { LA_TERRAZZA } from '../support/stack';
 import { startTcpProxy, type TcpProxy } from '../support/tcpProxy';
 
+// Each test starts two gateway processes: on a loaded two-core machine a start alone can take seconds.
+jest.setTimeout(60_000);
+
 const DATE = '2026-11-21';
 const TOKEN = LA_TERRAZZA['Reservation-Access-Token'];
 const POLL_MS = 200;
