@@ -65,6 +65,8 @@ interface Poll {
   holder?: boolean;
   /** Hearing the key's channel (joined while Redis was connected). */
   listening?: { leave(): void };
+  /** Subscribed to the key's channel. */
+  joined?: boolean;
 }
 
 /** What a client whose budget is spent gets on each of its subscriptions, before they complete. */
@@ -146,17 +148,25 @@ export class LivePolls {
     poll.listening = listening;
     return listening.joined.then(
       (stored) => {
-        // The last event another replica kept is a newcomer's first, however late the join answers; never after an
-        // event this replica already sent (a read of its own may be newer).
-        if (stored && !stored.final && poll.last === undefined) this.accept(poll, stored);
+        if (poll.listening === listening) poll.joined = true;
+        this.first(poll, stored);
       },
       (err: unknown) => {
         // Not subscribed: joined again at a later tick.
         this.options.logger.debug({ err }, 'live: joining a poll through Redis failed');
         listening.leave();
         if (poll.listening === listening) poll.listening = undefined;
+        poll.joined = false;
       },
     );
+  }
+
+  /**
+   * The last event another replica kept is a newcomer's first, however late it comes; never after an event this
+   * replica already sent (a read of its own may be newer).
+   */
+  private first(poll: Poll, stored: LiveEvent | undefined): void {
+    if (stored && !stored.final && poll.last === undefined) this.accept(poll, stored);
   }
 
   private async tick(poll: Poll): Promise<void> {
@@ -171,6 +181,11 @@ export class LivePolls {
       // Left while the lease was being taken: give it back.
       if (poll.holder) void coordinator?.release(poll.key).catch(() => undefined);
       return;
+    }
+    // A follower whose subscribers have no event yet (the holder's was published before this replica heard the
+    // channel, and the kept one was not read): the kept one, until one comes.
+    if (shared && !poll.holder && poll.last === undefined && poll.joined) {
+      void coordinator.kept(poll.key).then((stored) => this.first(poll, stored));
     }
     const reads = poll.holder || !shared;
     if (reads && !poll.running) void this.read(poll, shared ? coordinator : undefined);

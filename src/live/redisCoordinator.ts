@@ -88,6 +88,8 @@ export interface LiveCoordinator {
    * kept (undefined when none or unreadable); it rejects when subscribing failed. `leave` stops hearing at once.
    */
   listen(key: string, onMessage: (message: LiveMessage) => void): { joined: Promise<LiveEvent | undefined>; leave(): void };
+  /** The last event any replica kept for the key (undefined when none or unreadable). */
+  kept(key: string): Promise<LiveEvent | undefined>;
   /** Takes the key's lease, or renews it; whether this replica holds it now. `floor`: the newest version it knows. */
   hold(key: string, floor: number): Promise<boolean>;
   release(key: string): Promise<void>;
@@ -133,8 +135,11 @@ export function redisCoordinator(redis: RedisConnection, intervalMs: number): Li
         if (message && message.from !== replica) onMessage(message);
       };
       // Subscribed before reading the last event: a change published in between is heard, not lost.
-      const joined = redis.subscribe(channel(key), listener).then(async () => eventOf(parse(await redis.client.get(last(key)).catch(() => null))));
+      const joined = redis.subscribe(channel(key), listener).then(() => this.kept(key));
       return { joined, leave: () => void redis.unsubscribe(channel(key), listener).catch(() => undefined) };
+    },
+    async kept(key) {
+      return eventOf(parse(await redis.client.get(last(key)).catch(() => null)));
     },
     async hold(key, floor) {
       return (await redis.client.eval(HOLD, 2, lease(key), version(key), replica, leaseMs, floor, keepMs)) === 1;

@@ -25,6 +25,7 @@ function slowCoordinator(hold: () => Promise<boolean>) {
     followerTickMs: 5,
     available: true,
     listen: () => ({ joined: new Promise<LiveEvent | undefined>((resolve) => (answer = resolve)), leave: () => undefined }),
+    kept: () => Promise.resolve(undefined),
     hold,
     release: () => Promise.resolve(),
     share: () => Promise.resolve((version += 1)),
@@ -78,6 +79,24 @@ describe('a live poll whose Redis join answers late', () => {
     join(OLD);
     await settled();
     expect(subscriber.events).toBe(1);
+    polls.close();
+  });
+});
+
+describe('a live poll of a follower whose join found no kept event', () => {
+  it('sends the kept event as its first once there is one', async () => {
+    const redis: { kept?: LiveEvent } = {};
+    const coordinator: LiveCoordinator = {
+      ...slowCoordinator(() => Promise.resolve(false)).coordinator,
+      listen: () => ({ joined: Promise.resolve(undefined), leave: () => undefined }),
+      kept: () => Promise.resolve(redis.kept),
+    };
+    const polls = livePolls({ coordinator, intervalMs: 10 });
+    const subscriber = polls.subscribe('key', counting().run, () => undefined);
+    await settled();
+    expect(subscriber.events).toBe(0);
+    redis.kept = OLD;
+    expect(await take(subscriber)).toEqual({ data: { v: 'old' } });
     polls.close();
   });
 });
