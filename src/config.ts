@@ -107,6 +107,10 @@ export const ConfigSchema = z.object({
   /** Seconds between two reads of a live subscription's data; fractions allowed (tests use 0.2). */
   LIVE_POLL_SECONDS: z.coerce.number().min(0.05).max(3600).default(5),
   LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION: int(10, 1),
+  /** Distinct live polls one client identity may keep open on a process; joining a poll it is in already is free. */
+  LIVE_MAX_POLLS_PER_CLIENT: int(20, 1),
+  /** Distinct live polls per process. */
+  LIVE_MAX_POLLS: int(2000, 1),
 }).superRefine((e, ctx) => {
   if (e.SERVER_HEADERS_TIMEOUT_MS > e.SERVER_REQUEST_TIMEOUT_MS) {
     ctx.addIssue({ code: 'custom', path: ['SERVER_HEADERS_TIMEOUT_MS'], message: `must not exceed SERVER_REQUEST_TIMEOUT_MS (${e.SERVER_REQUEST_TIMEOUT_MS})` });
@@ -218,7 +222,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
         ? { sentinels: listOf(e.REDIS_SENTINELS).map(hostPort), name: e.REDIS_SENTINEL_NAME, password: e.REDIS_SENTINEL_PASSWORD }
         : undefined,
     redisWaitTimeoutMs: e.REDIS_WAIT_TIMEOUT_MS,
-    live: { pollMs: Math.round(e.LIVE_POLL_SECONDS * 1000), maxSubscriptionsPerConnection: e.LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION },
+    live: {
+      pollMs: Math.round(e.LIVE_POLL_SECONDS * 1000),
+      maxSubscriptionsPerConnection: e.LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION,
+      maxPollsPerClient: e.LIVE_MAX_POLLS_PER_CLIENT,
+      maxPolls: e.LIVE_MAX_POLLS,
+    },
     /** While Redis is unreachable a replica enforces 1 ÷ localShareOf of each client limit alone. */
     clients: { file: e.CLIENTS_FILE, localShareOf: e.RATE_LIMIT_LOCAL_SHARE_OF },
     connectionLimits: {

@@ -16,7 +16,7 @@ import type { StreamResult } from '../pipeline/stream';
 import type { RedisConnection } from '../redis/connection';
 import { sha256Hex } from '../sha256';
 import { upstreamCallCount } from '../upstreams/events';
-import { LivePolls, liveMetrics, redisCoordinator, type LiveSubscriber, type PollRun } from './polls';
+import { LivePollRefused, LivePolls, liveMetrics, redisCoordinator, type LiveSubscriber, type PollOwner, type PollRun } from './polls';
 
 export interface LiveSubscriptionsOptions {
   /** Runs one poll read as a query through Apollo: its document store, its plugins and the gateway's executor (graphql-jit once compiled). */
@@ -45,10 +45,10 @@ const SUBSCRIPTION = OperationTypeNode.SUBSCRIPTION;
  * Apollo again, with a context built from the credential headers alone.
  */
 export function liveSubscriptions(options: LiveSubscriptionsOptions): { plugin: ApolloServerPlugin<GatewayContext>; close(): void } {
-  const { pollMs } = options.config.live;
+  const { pollMs, maxPolls, maxPollsPerClient } = options.config.live;
   const metrics = liveMetrics(options.metrics.registry);
   const coordinator = options.redis && redisCoordinator(options.redis, pollMs);
-  const polls = new LivePolls({ intervalMs: pollMs, logger: options.logger, metrics, coordinator });
+  const polls = new LivePolls({ intervalMs: pollMs, maxPolls, maxPollsPerClient, logger: options.logger, metrics, coordinator });
 
   const refused = (status: number, errors: readonly GraphQLError[]): GraphQLResponse => ({
     http: { status, headers: new HeaderMap() },
@@ -95,7 +95,7 @@ export function liveSubscriptions(options: LiveSubscriptionsOptions): { plugin: 
           try {
             subscriber = polls.subscribe(key, run, () => metrics.open.dec(), pollOwner(options.budgets, record));
           } catch (err) {
-            if (!isPollRefusal(err)) throw err;
+            if (!(err instanceof LivePollRefused)) throw err;
             return refused(429, [new GraphQLError(err.message, { extensions: { code: ErrorCode.RATE_LIMITED } })]);
           }
           metrics.open.inc();
@@ -133,17 +133,13 @@ function pollRead(options: LiveSubscriptionsOptions, request: GraphQLRequest, he
 }
 
 /** The budget a poll's reads are charged to, for a client the clients file knows. */
-function pollOwner(budgets: LiveSubscriptionsOptions['budgets'], record: RequestRecord): { client: string; charge(calls: number): Promise<boolean> } | undefined {
+function pollOwner(budgets: LiveSubscriptionsOptions['budgets'], record: RequestRecord): PollOwner | undefined {
   const known = record.client?.known;
   const key = record.client?.budgetKey;
   if (!budgets || !known || key === undefined) return undefined;
-  return { client: `${known.name}\n${key}`, charge: async (calls) => (await budgets.charge(known, key, calls)).remaining > 0 };
+  return { client: `${known.name}\n${key}`, charge: async (calls) => !(await budgets.charge(known, key, calls)).spent };
 }
 
-/** polls.ts's `LivePollRefused` (a cap reached), known by name so this file compiles before and after it exists. */
-function isPollRefusal(err: unknown): err is Error {
-  return err instanceof Error && (err.name === 'LivePollRefused' || err.constructor.name === 'LivePollRefused');
-}
 
 /**
  * The subscriber's events as the transport reads them, newest first: each event is a whole snapshot, so a transport

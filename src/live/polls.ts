@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { FormattedExecutionResult } from 'graphql';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { z } from 'zod';
 import { ErrorCode } from '../errors/codes';
 import type { Logger } from '../logger';
-import { RELEASE_IF_HELD, type RedisConnection } from '../redis/connection';
 import { sha256Hex } from '../sha256';
+import { newer, type LiveEvent, type ReadResult } from './liveEvent';
+import { LiveSubscriber, type PollOwner } from './liveSubscriber';
+import type { LiveCoordinator, LiveMessage } from './redisCoordinator';
+
+export { LiveSubscriber, type PollOwner } from './liveSubscriber';
+export { redisCoordinator, type LiveCoordinator } from './redisCoordinator';
 
 /** One read of a live view: the selection run as a query, its errors formatted as for HTTP. */
 export interface PollRun {
@@ -13,13 +17,10 @@ export interface PollRun {
   upstreamCalls: number;
 }
 
-/** What subscribers receive: a result, its hash, and whether it ends the subscriptions (the upstream said 401). */
-const LiveEventSchema = z.object({
-  result: z.custom<FormattedExecutionResult>((v) => typeof v === 'object' && v !== null),
-  hash: z.string(),
-  final: z.boolean(),
-});
-type LiveEvent = z.infer<typeof LiveEventSchema>;
+/** A subscribe over LIVE_MAX_POLLS_PER_CLIENT or LIVE_MAX_POLLS; the transport answers it with RATE_LIMITED. */
+export class LivePollRefused extends Error {
+  override readonly name = 'LivePollRefused';
+}
 
 /** The live subscriptions' metrics, in the gateway's registry. */
 export function liveMetrics(registry: Registry) {
@@ -39,161 +40,82 @@ export function liveMetrics(registry: Registry) {
 }
 type LiveMetrics = ReturnType<typeof liveMetrics>;
 
-const PREFIX = 'tablegraph:live:';
-
-/** Takes the lease when free, renews it when this replica holds it; 1 when held now. */
-const HOLD = `local v = redis.call('GET', KEYS[1])
-if v == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
-if not v then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
-return 0`;
-
-const MessageSchema = z.object({ from: z.string(), event: LiveEventSchema });
-
-/**
- * One poll per key across replicas. The replica holding a key's lease (held for 1.5 intervals, renewed at each of
- * its reads) reads; every replica with subscribers to the key tries for the lease every half interval, so when the
- * holder dies another reads within two intervals. The holder publishes each changed result on the key's channel
- * and keeps the last one (3 intervals) for the first event of a subscriber on another replica. Keys are hashes
- * (credentials, document, variables): no credential reaches Redis.
- */
-export function redisCoordinator(redis: RedisConnection, intervalMs: number) {
-  const replica = randomUUID();
-  const leaseMs = Math.ceil(intervalMs * 1.5);
-  const keepMs = intervalMs * 3;
-  const lease = (key: string) => `${PREFIX}${key}:lease`;
-  const last = (key: string) => `${PREFIX}${key}:last`;
-  const channel = (key: string) => `${PREFIX}${key}`;
-  /** A message of this coordinator's own making; anything else is ignored. */
-  const parse = (text: string | null) => {
-    try {
-      return text === null ? undefined : MessageSchema.parse(JSON.parse(text));
-    } catch {
-      return undefined;
-    }
-  };
-  return {
-    /** How often a replica that does not hold a key's lease tries to take it. */
-    followerTickMs: Math.max(1, Math.floor(intervalMs / 2)),
-    /** Hears the key's events from the other replicas; `stored` is the last event any replica kept. */
-    async join(key: string, onEvent: (event: LiveEvent) => void) {
-      const listener = (text: string) => {
-        const message = parse(text);
-        if (message && message.from !== replica) onEvent(message.event);
-      };
-      // Subscribed before reading the last event: a change published in between is heard, not lost.
-      await redis.subscribe(channel(key), listener);
-      // Without the last event a newcomer waits for the next change or its own read; the subscription stays.
-      const stored = parse(await redis.client.get(last(key)).catch(() => null));
-      return { stored: stored?.event, leave: () => redis.unsubscribe(channel(key), listener) };
-    },
-    /** Takes the key's lease, or renews it; whether this replica holds it now. */
-    async hold(key: string) {
-      return (await redis.client.eval(HOLD, 1, lease(key), replica, leaseMs)) === 1;
-    },
-    async release(key: string) {
-      await redis.client.eval(RELEASE_IF_HELD, 1, lease(key), replica);
-    },
-    /** Sends a changed event to the other replicas and keeps it as the last; unchanged, only keeps the last alive. */
-    async share(key: string, event: LiveEvent, changed: boolean) {
-      if (!changed) {
-        // Kept alive; written again when it went missing (Redis restarted), so another replica's first event comes.
-        if ((await redis.client.pexpire(last(key), keepMs)) === 0) await redis.client.set(last(key), JSON.stringify({ from: replica, event }), 'PX', keepMs);
-        return;
-      }
-      const text = JSON.stringify({ from: replica, event });
-      const pipeline = redis.client.multi();
-      // A final event (credentials refused) is not kept: the next subscriber's poll reads again.
-      if (event.final) pipeline.del(last(key));
-      else pipeline.set(last(key), text, 'PX', keepMs);
-      await pipeline.publish(channel(key), text).exec();
-    },
-  };
-}
-type LiveCoordinator = ReturnType<typeof redisCoordinator>;
-
-/**
- * One subscriber's events, as the async iterator graphql-ws reads. It ends on `return()` (the client completed, or
- * its socket went away) or after a final event; `onEnd` is told once.
- */
-export class LiveSubscriber implements AsyncIterableIterator<FormattedExecutionResult> {
-  events = 0;
-  /** Upstream calls of this replica's reads while this subscriber was there (shared with its poll's other subscribers). */
-  upstreamCalls = 0;
-  private readonly queue: FormattedExecutionResult[] = [];
-  private waiting?: (result: IteratorResult<FormattedExecutionResult>) => void;
-  private ended = false;
-
-  constructor(private readonly onEnd: (subscriber: LiveSubscriber) => void) {}
-
-  push(event: LiveEvent): void {
-    if (this.ended) return;
-    this.events += 1;
-    if (this.waiting) {
-      this.waiting({ value: event.result, done: false });
-      this.waiting = undefined;
-    } else this.queue.push(event.result);
-    if (event.final) this.end();
-  }
-
-  next(): Promise<IteratorResult<FormattedExecutionResult>> {
-    const value = this.queue.shift();
-    if (value !== undefined) return Promise.resolve({ value, done: false });
-    if (this.ended) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve) => (this.waiting = resolve));
-  }
-
-  return(): Promise<IteratorResult<FormattedExecutionResult>> {
-    this.queue.length = 0;
-    this.end();
-    return Promise.resolve({ value: undefined, done: true });
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
-  }
-
-  private end(): void {
-    if (this.ended) return;
-    this.ended = true;
-    this.waiting?.({ value: undefined, done: true });
-    this.waiting = undefined;
-    this.onEnd(this);
-  }
+export interface LivePollsOptions {
+  intervalMs: number;
+  /** LIVE_MAX_POLLS: distinct polls this process keeps. */
+  maxPolls: number;
+  /** LIVE_MAX_POLLS_PER_CLIENT: distinct polls one client identity keeps open here. */
+  maxPollsPerClient: number;
+  logger: Logger;
+  metrics: LiveMetrics;
+  coordinator?: LiveCoordinator;
 }
 
-/** One key's poll: its subscribers on this replica, the last event, and its timer. */
+/** One key's poll: its subscribers on this replica (by client too), the last event, and its timer. */
 interface Poll {
   readonly key: string;
   readonly run: () => Promise<PollRun>;
   readonly subscribers: Set<LiveSubscriber>;
+  /** The subscribers with an owner, by client identity: each client is charged once per read. */
+  readonly owners: Map<string, Set<LiveSubscriber>>;
   last?: LiveEvent;
   timer?: NodeJS.Timeout;
   running?: boolean;
   stopped?: boolean;
   holder?: boolean;
-  coordinated?: Promise<{ stored: LiveEvent | undefined; leave(): Promise<void> } | undefined>;
+  /** Hearing the key's channel (joined while Redis was connected). */
+  listening?: { leave(): void };
+  /** Subscribed to the key's channel. */
+  joined?: boolean;
 }
+
+/** What a client whose budget is spent gets on each of its subscriptions, before they complete. */
+const BUDGET_SPENT: FormattedExecutionResult = {
+  errors: [{ message: "The client's upstream-call budget is spent: this live subscription ends. Subscribe again once it has recovered", extensions: { code: ErrorCode.RATE_LIMITED } }],
+};
 
 /**
  * The shared polls: one per key (credentials, document and variables), however many subscribe. A poll reads at
  * once, then every interval, and sends an event to every subscriber only when the result's hash changed; it stops
- * as soon as its last subscriber leaves. With a coordinator (REDIS_URL), only the replica holding a key's lease
- * reads; the others receive its events.
+ * as soon as its last subscriber leaves. Each read is charged to every client subscribed. With a coordinator
+ * (REDIS_URL), only the replica holding a key's lease reads, each replica charges its own subscribers' clients for
+ * each read it hears of (once per client across replicas), and events go out in the order of their versions.
  */
 export class LivePolls {
   private readonly polls = new Map<string, Poll>();
+  /** Distinct polls each client identity has subscribers in. */
+  private readonly pollsOfClient = new Map<string, number>();
 
-  constructor(private readonly options: { intervalMs: number; logger: Logger; metrics: LiveMetrics; coordinator?: LiveCoordinator }) {}
+  constructor(private readonly options: LivePollsOptions) {}
 
-  /** A subscriber to `key`'s poll, started with `run` when it is the key's first subscriber here. */
-  subscribe(key: string, run: () => Promise<PollRun>, onEnd: (subscriber: LiveSubscriber) => void, _owner?: { client: string; charge(calls: number): Promise<boolean> }): LiveSubscriber {
+  /**
+   * A subscriber to `key`'s poll, started with `run` when it is the key's first subscriber here. Throws
+   * LivePollRefused when a new poll would exceed LIVE_MAX_POLLS, or LIVE_MAX_POLLS_PER_CLIENT for `owner`'s client.
+   */
+  subscribe(key: string, run: () => Promise<PollRun>, onEnd: (subscriber: LiveSubscriber) => void, owner?: PollOwner): LiveSubscriber {
+    const { maxPolls, maxPollsPerClient } = this.options;
     const existing = this.polls.get(key);
-    const poll = existing ?? { key, run, subscribers: new Set() };
+    if (!existing && this.polls.size >= maxPolls) {
+      throw new LivePollRefused(`This gateway process already runs ${maxPolls} live polls (LIVE_MAX_POLLS); subscribe again later or to a view already watched`);
+    }
+    const newForClient = owner !== undefined && !existing?.owners.has(owner.client);
+    if (newForClient && (this.pollsOfClient.get(owner.client) ?? 0) >= maxPollsPerClient) {
+      throw new LivePollRefused(`This client already keeps ${maxPollsPerClient} distinct live views open (LIVE_MAX_POLLS_PER_CLIENT); complete one first`);
+    }
+    const poll: Poll = existing ?? { key, run, subscribers: new Set(), owners: new Map() };
     const subscriber = new LiveSubscriber((s) => {
       this.leave(poll, s);
       onEnd(s);
-    });
+    }, owner);
     poll.subscribers.add(subscriber);
+    if (owner) {
+      const mine = poll.owners.get(owner.client);
+      if (mine) mine.add(subscriber);
+      else {
+        poll.owners.set(owner.client, new Set([subscriber]));
+        this.pollsOfClient.set(owner.client, (this.pollsOfClient.get(owner.client) ?? 0) + 1);
+      }
+    }
     if (existing?.last) this.send(subscriber, existing.last);
     if (!existing) {
       this.polls.set(key, poll);
@@ -209,44 +131,70 @@ export class LivePolls {
 
   private async begin(poll: Poll): Promise<void> {
     const { coordinator } = this.options;
-    if (coordinator) {
-      poll.coordinated = coordinator.join(poll.key, (event) => this.heard(poll, event)).then(
-        (joined) => {
-          // The last event another replica kept is a newcomer's first, however late the join answers; never after
-          // an event this replica already sent (it may be newer).
-          if (joined.stored && !joined.stored.final && poll.last === undefined) this.heard(poll, joined.stored);
-          return joined;
-        },
-        (err: unknown) => {
-          // Redis away: this replica reads for its own subscribers until it is back.
-          this.options.logger.debug({ err }, 'live: Redis unavailable, polling locally');
-          return undefined;
-        },
-      );
-      // Redis away or slow (its subscribe connection queues while disconnected): the first read does not wait
-      // longer than a follower's tick, so a subscriber gets its first event at once either way.
+    if (coordinator?.available) {
+      const joined = this.listen(poll, coordinator);
+      // Redis slow: the first read does not wait longer than a follower's tick, so a subscriber gets its first event
+      // at once either way.
       let waited: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([poll.coordinated, new Promise<undefined>((resolve) => (waited = setTimeout(() => resolve(undefined), coordinator.followerTickMs)))]);
+      await Promise.race([joined, new Promise<void>((resolve) => (waited = setTimeout(resolve, coordinator.followerTickMs)))]);
       clearTimeout(waited);
     }
     await this.tick(poll);
   }
 
+  /** Hears the key's reads on other replicas; resolves once joined (or not). */
+  private listen(poll: Poll, coordinator: LiveCoordinator): Promise<void> {
+    const listening = coordinator.listen(poll.key, (message) => this.heard(poll, message));
+    poll.listening = listening;
+    return listening.joined.then(
+      (stored) => {
+        if (poll.listening === listening) poll.joined = true;
+        this.first(poll, stored);
+      },
+      (err: unknown) => {
+        // Not subscribed: joined again at a later tick.
+        this.options.logger.debug({ err }, 'live: joining a poll through Redis failed');
+        listening.leave();
+        if (poll.listening === listening) poll.listening = undefined;
+        poll.joined = false;
+      },
+    );
+  }
+
+  /**
+   * The last event another replica kept is a newcomer's first, however late it comes; never after an event this
+   * replica already sent (a read of its own may be newer).
+   */
+  private first(poll: Poll, stored: LiveEvent | undefined): void {
+    if (stored && !stored.final && poll.last === undefined) this.accept(poll, stored);
+  }
+
   private async tick(poll: Poll): Promise<void> {
     if (poll.stopped) return;
     const { coordinator, intervalMs } = this.options;
-    poll.holder = coordinator ? await coordinator.hold(poll.key).catch(() => true) : true;
+    // Redis away (or none): this replica reads for its own subscribers, and sends Redis nothing that would queue.
+    const shared = coordinator?.available === true;
+    if (shared && !poll.listening) void this.listen(poll, coordinator);
+    // A lease whose hold failed or timed out is not held: another replica may hold it.
+    poll.holder = shared ? await coordinator.hold(poll.key, poll.last?.version[0] ?? 0).catch(() => false) : false;
     if (poll.stopped) {
       // Left while the lease was being taken: give it back.
       if (poll.holder) void coordinator?.release(poll.key).catch(() => undefined);
       return;
     }
-    if (poll.holder && !poll.running) void this.read(poll);
-    poll.timer = setTimeout(() => void this.tick(poll), poll.holder || !coordinator ? intervalMs : coordinator.followerTickMs);
+    // A follower whose subscribers have no event yet (the holder's was published before this replica heard the
+    // channel, and the kept one was not read): the kept one, until one comes.
+    if (shared && !poll.holder && poll.last === undefined && poll.joined) {
+      void coordinator.kept(poll.key).then((stored) => this.first(poll, stored));
+    }
+    const reads = poll.holder || !shared;
+    if (reads && !poll.running) void this.read(poll, shared ? coordinator : undefined);
+    poll.timer = setTimeout(() => void this.tick(poll), reads || !coordinator ? intervalMs : coordinator.followerTickMs);
     poll.timer.unref();
   }
 
-  private async read(poll: Poll): Promise<void> {
+  /** One read: charged to this replica's clients, and with `coordinator`, told to the others and versioned by Redis. */
+  private async read(poll: Poll, coordinator: LiveCoordinator | undefined): Promise<void> {
     poll.running = true;
     let run: PollRun;
     try {
@@ -260,18 +208,88 @@ export class LivePolls {
     if (poll.stopped) return;
     // The hash is the identity of what subscribers would see, errors included; a 401 ends them: nothing later can succeed.
     const final = run.result.errors?.some((e) => e.extensions?.code === ErrorCode.UNAUTHENTICATED) ?? false;
-    const event: LiveEvent = { result: run.result, hash: sha256Hex(JSON.stringify(run.result)), final };
-    const changed = event.hash !== poll.last?.hash;
+    const read: ReadResult = { result: run.result, hash: sha256Hex(JSON.stringify(run.result)), final };
+    const changed = read.hash !== poll.last?.hash || final;
     this.options.metrics.polls.inc({ outcome: changed ? 'changed' : 'unchanged' });
     this.options.metrics.callsPerPoll.observe(run.upstreamCalls);
     for (const subscriber of poll.subscribers) subscriber.upstreamCalls += run.upstreamCalls;
-    void this.options.coordinator?.share(poll.key, event, changed || event.final).catch(() => undefined);
-    if (changed || event.final) this.deliver(poll, event);
+    // The calls were made whatever happens next: this replica's clients pay for them.
+    const clients = [...poll.owners.keys()];
+    void this.charge(poll, run.upstreamCalls, clients);
+    if (!coordinator) {
+      const [shared, local] = poll.last?.version ?? [0, 0];
+      if (changed) this.deliver(poll, { ...read, version: [shared, local + 1] });
+      return;
+    }
+    let version: number;
+    try {
+      version = await coordinator.share(poll.key, {
+        read: randomUUID(),
+        calls: run.upstreamCalls,
+        result: changed ? read : undefined,
+        clients: clients.map(clientHash),
+        floor: poll.last?.version[0] ?? 0,
+        last: poll.last,
+      });
+    } catch (err) {
+      // Whether the others heard it is unknown, and so is its version: not sent here either. The last event stays
+      // as it was, so the next read shares the change again, with a newer version.
+      this.options.logger.debug({ err }, 'live: sharing a read through Redis failed');
+      return;
+    }
+    if (version < 0) {
+      // The lease went to another replica during the read: its events are the ones sent.
+      poll.holder = false;
+      return;
+    }
+    if (changed && !poll.stopped) this.accept(poll, { ...read, version: [version, 0] });
   }
 
-  /** An event another replica's poll read (or stored): delivered only when it differs from the last one here. */
-  private heard(poll: Poll, event: LiveEvent): void {
-    if (!poll.stopped && event.hash !== poll.last?.hash) this.deliver(poll, event);
+  /** A read of another replica: its clients here are charged (once each across replicas), its change delivered. */
+  private heard(poll: Poll, message: LiveMessage): void {
+    if (poll.stopped) return;
+    if (message.calls > 0 && poll.owners.size > 0) void this.chargeHeard(poll, message);
+    if (message.event) this.accept(poll, { ...message.event, version: message.version });
+  }
+
+  /** An event delivered only when newer than the last here, and sent only when it changed what subscribers saw. */
+  private accept(poll: Poll, event: LiveEvent): void {
+    if (poll.stopped || (poll.last && !newer(event.version, poll.last.version))) return;
+    if (poll.last?.hash === event.hash && !event.final) poll.last = event;
+    else this.deliver(poll, event);
+  }
+
+  private async chargeHeard(poll: Poll, message: LiveMessage): Promise<void> {
+    const byHash = new Map([...poll.owners.keys()].map((client) => [clientHash(client), client]));
+    let fresh: string[];
+    try {
+      fresh = await this.options.coordinator!.claim(poll.key, message.read, [...byHash.keys()]);
+    } catch (err) {
+      // Unknown whether another replica charged them: charged here too rather than not at all.
+      this.options.logger.debug({ err }, 'live: claiming the charge of a read failed');
+      fresh = [...byHash.keys()];
+    }
+    await this.charge(poll, message.calls, fresh.flatMap((hash) => byHash.get(hash) ?? []));
+  }
+
+  /** Charges a read's calls to each of `clients`; a client whose budget is spent gets its subscriptions here ended. */
+  private async charge(poll: Poll, calls: number, clients: readonly string[]): Promise<void> {
+    if (calls === 0) return;
+    await Promise.all(
+      clients.map(async (client) => {
+        const [first] = poll.owners.get(client) ?? [];
+        if (!first?.owner) return;
+        const allowed = await first.owner.charge(calls).catch((err: unknown) => {
+          this.options.logger.error({ err }, 'live: charging a poll read failed');
+          return true;
+        });
+        if (allowed) return;
+        for (const subscriber of [...(poll.owners.get(client) ?? [])]) {
+          subscriber.refuse(BUDGET_SPENT);
+          this.options.metrics.events.inc();
+        }
+      }),
+    );
   }
 
   private deliver(poll: Poll, event: LiveEvent): void {
@@ -287,6 +305,14 @@ export class LivePolls {
 
   private leave(poll: Poll, subscriber: LiveSubscriber): void {
     poll.subscribers.delete(subscriber);
+    const client = subscriber.owner?.client;
+    const mine = client === undefined ? undefined : poll.owners.get(client);
+    if (client !== undefined && mine?.delete(subscriber) && mine.size === 0) {
+      poll.owners.delete(client);
+      const left = (this.pollsOfClient.get(client) ?? 1) - 1;
+      if (left > 0) this.pollsOfClient.set(client, left);
+      else this.pollsOfClient.delete(client);
+    }
     if (poll.subscribers.size === 0) this.stop(poll);
   }
 
@@ -295,9 +321,14 @@ export class LivePolls {
     poll.stopped = true;
     clearTimeout(poll.timer);
     if (this.polls.get(poll.key) === poll) this.polls.delete(poll.key);
-    const { coordinator } = this.options;
-    if (!coordinator) return;
-    void poll.coordinated?.then((joined) => joined?.leave()).catch(() => undefined);
-    if (poll.holder) void coordinator.release(poll.key).catch(() => undefined);
+    // At once, not once a join answers: a poll that ended is referenced by nothing while Redis is away.
+    poll.listening?.leave();
+    poll.listening = undefined;
+    if (poll.holder && this.options.coordinator?.available) void this.options.coordinator.release(poll.key).catch(() => undefined);
   }
+}
+
+/** A client identity as Redis sees it: a hash (it may be derived from credentials). */
+function clientHash(client: string): string {
+  return sha256Hex(`live-client\n${client}`);
 }

@@ -119,7 +119,10 @@ export function openRedisConnection(options: RedisConnectionOptions) {
   const subscriberClient = (): Redis => {
     if (!subscriber) {
       // Subscribing waits for the connection rather than failing at once: a listener is for as long as it lasts.
-      subscriber = client.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined });
+      // No handshake beyond AUTH and SELECT: ioredis writes a SUBSCRIBE made while connecting right away, and the
+      // CLIENT SETINFO and INFO of its handshake then fail in subscriber mode, which reconnects and forgets the
+      // channel (a live poll on a just-started replica heard no other replica's events).
+      subscriber = client.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined, enableReadyCheck: false, disableClientInfo: true });
       // The main connection already warns while Redis is away.
       subscriber.on('error', () => undefined);
       subscriber.on('message', (channel: string, message: string) => {

@@ -1,7 +1,11 @@
-import { eventually, spawnGateway, type GatewayProcess } from '../support/gatewayProcess';
+import { eventually, sleep, spawnGateway, type GatewayProcess } from '../support/gatewayProcess';
 import { liveClient, startLiveUpstreams, subscribe, type LiveSubscription, type LiveUpstreams } from '../support/liveClient';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import { LA_TERRAZZA } from '../support/stack';
+import { startTcpProxy, type TcpProxy } from '../support/tcpProxy';
+
+// Each test starts two gateway processes: on a loaded two-core machine a start alone can take seconds.
+jest.setTimeout(60_000);
 
 const DATE = '2026-11-21';
 const TOKEN = LA_TERRAZZA['Reservation-Access-Token'];
@@ -44,6 +48,27 @@ function connect(url: string) {
   return client;
 }
 
+/** The step of the data an event carries: the upstream's status is `confirmed` (0), then `step-1`, `step-2`, … */
+function stepOf(event: LiveSubscription['events'][number]): number {
+  const status = event.data?.reservations?.nodes[0]?.status;
+  if (status === 'confirmed') return 0;
+  if (!status?.startsWith('step-')) throw new Error(`not a step: ${JSON.stringify(event)}`);
+  return Number(status.slice('step-'.length));
+}
+
+/** Each subscriber's steps, in the order it received them. */
+const stepsOf = (subscriptions: LiveSubscription[]) => subscriptions.map((s) => s.events.map(stepOf));
+
+/** Steps that only grow: never an older snapshot after a newer one, never the same one twice. */
+const inOrder = (steps: number[]) => steps.every((step, i) => i === 0 || step > steps[i - 1]);
+
+/** The reads each process made over `ms`. */
+async function readsOver(oneUrl: string, twoUrl: string, ms: number): Promise<number[]> {
+  const before = await Promise.all([pollsOf(oneUrl), pollsOf(twoUrl)]);
+  await sleep(ms);
+  return (await Promise.all([pollsOf(oneUrl), pollsOf(twoUrl)])).map((n, i) => n - before[i]);
+}
+
 /** Polls this process has run, read off its /metrics. */
 async function pollsOf(url: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
@@ -69,12 +94,16 @@ describeWithRedis('live subscriptions across gateway processes')('live subscript
     const all = [...onOne, ...onTwo];
     expect(await eventually(() => all.every((s) => s.events.length === 1))).toBe(true);
 
+    // A process whose Redis connection is still being made reads for its own subscribers; then one reads for both.
+    expect(await eventually(async () => (await readsOver(one.url, two.url, 3 * POLL_MS)).includes(0))).toBe(true);
     // Six reads take at least five intervals when one process reads; two reading would do them in about three.
     const started = performance.now();
     const calls = upstreams.listCalls(TOKEN);
+    const before = await Promise.all([pollsOf(one.url), pollsOf(two.url)]);
     expect(await eventually(() => upstreams.listCalls(TOKEN) >= calls + 6)).toBe(true);
     expect(performance.now() - started).toBeGreaterThanOrEqual(5 * POLL_MS * 0.9);
-    const [pollsOne, pollsTwo] = await Promise.all([pollsOf(one.url), pollsOf(two.url)]);
+    const [pollsOne, pollsTwo] = (await Promise.all([pollsOf(one.url), pollsOf(two.url)])).map((n, i) => n - before[i]);
+    // A lease that lapsed while a loaded holder was late to renew it moves once: the other reads once.
     expect(Math.min(pollsOne, pollsTwo)).toBeLessThanOrEqual(1);
 
     upstreams.status = 'seated';
@@ -89,8 +118,73 @@ describeWithRedis('live subscriptions across gateway processes')('live subscript
     const killed = performance.now();
     expect(await eventually(() => survivors.every((s) => s.events.length === 3))).toBe(true);
     // Two intervals to take the lease, one read, and the slack of a loaded machine.
-    expect(performance.now() - killed).toBeLessThan(4 * POLL_MS + 500);
+    expect(performance.now() - killed).toBeLessThan(4 * POLL_MS + 1000);
     expect(survivors[0].events[2].data?.reservations?.nodes[0]?.status).toBe('paid');
+  });
+
+  it('never send a subscriber an older snapshot after a newer one when the poller is killed in the middle of reading a change', async () => {
+    const one = await startGateway({ REDIS_URL: redis.url });
+    const two = await startGateway({ REDIS_URL: redis.url });
+    const onOne = Array.from({ length: 2 }, () => subscribe(connect(one.url), { date: DATE }));
+    const onTwo = Array.from({ length: 2 }, () => subscribe(connect(two.url), { date: DATE }));
+    await eventually(() => [...onOne, ...onTwo].every((s) => s.events.length > 0));
+    expect(stepsOf([...onOne, ...onTwo])).toEqual(Array(4).fill([0]));
+    // Reads answer late, so the change below is still being read when the poller dies.
+    upstreams.delayMs = (url) => (url.startsWith('/v1/reservations') ? 150 : 0);
+    let reads: number[] = [];
+    expect(await eventually(async () => (reads = await readsOver(one.url, two.url, 3 * POLL_MS)).includes(0))).toBe(true);
+    const [poller, survivors] = reads[0] > reads[1] ? [one, onTwo] : [two, onOne];
+
+    upstreams.status = 'step-1';
+    const asked = upstreams.listCalls(TOKEN);
+    expect(await eventually(() => upstreams.listCalls(TOKEN) > asked, 5000)).toBe(true);
+    poller.process.child.kill('SIGKILL');
+    await poller.process.exited;
+    expect(await eventually(() => survivors.every((s) => s.events.length > 0 && stepOf(s.events.at(-1)!) === 1))).toBe(true);
+    for (const step of [2, 3]) {
+      upstreams.status = `step-${step}`;
+      expect(await eventually(() => survivors.every((s) => stepOf(s.events.at(-1)!) === step))).toBe(true);
+    }
+    for (const steps of stepsOf([...onOne, ...onTwo])) expect({ steps, inOrder: inOrder(steps) }).toEqual({ steps, inOrder: true });
+  });
+
+  describe('when one process\'s Redis commands stall past their timeout', () => {
+    let proxy: TcpProxy;
+
+    beforeEach(async () => {
+      const { port } = new URL(redis.url);
+      proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(port) });
+    });
+
+    afterEach(async () => {
+      proxy.resume();
+      await proxy.close();
+    });
+
+    it('never send a subscriber an older snapshot after a newer one, and every subscriber gets each change', async () => {
+      // The process whose Redis stalls starts first and reads first: its lease goes while it cannot renew it.
+      const stalling = await startGateway({ REDIS_URL: `redis://127.0.0.1:${proxy.port}` });
+      const onStalling = Array.from({ length: 2 }, () => subscribe(connect(stalling.url), { date: DATE }));
+      expect(await eventually(() => onStalling.every((s) => s.events.length === 1))).toBe(true);
+      const steady = await startGateway({ REDIS_URL: redis.url });
+      const onSteady = Array.from({ length: 2 }, () => subscribe(connect(steady.url), { date: DATE }));
+      const all = [...onStalling, ...onSteady];
+      expect(await eventually(() => all.every((s) => s.events.length === 1))).toBe(true);
+
+      // Two changes within each stall, each read by the process that took the lease and, before this was fixed, by
+      // the stalled one too (a hold that timed out was taken as held): its own newer read came before the other's
+      // older one, which Redis delivered when the stall ended.
+      for (const step of [2, 4]) {
+        proxy.stall();
+        upstreams.status = `step-${step - 1}`;
+        await sleep(600);
+        upstreams.status = `step-${step}`;
+        await sleep(600);
+        proxy.resume();
+        expect(await eventually(() => all.every((s) => stepOf(s.events.at(-1)!) === step))).toBe(true);
+      }
+      for (const steps of stepsOf(all)) expect({ steps, inOrder: inOrder(steps) }).toEqual({ steps, inOrder: true });
+    });
   });
 });
 
