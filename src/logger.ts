@@ -41,8 +41,17 @@ export function createLogger(options: { level: string; destination?: pino.Destin
     mixin: activeTraceIds,
   };
   if (options.destination) return pino(settings, options.destination);
-  // Synchronous writes: with pino's asynchronous default a line could land after `stopped`, or be lost in a crash.
-  return pino(settings, pino.destination({ dest: 1, sync: true }));
+  // Buffered: one write per 4 KiB of lines instead of one per line (the log line was 12 % of a request's CPU,
+  // most of it the write). pino flushes the buffer synchronously when the process exits (`stopped`, a crash), and
+  // the timer writes what a quiet gateway has buffered; only a SIGKILL can lose the last FLUSH_INTERVAL_MS of lines.
+  const destination = pino.destination({ dest: 1, sync: false, minLength: BUFFER_BYTES });
+  setInterval(() => destination.flush(), FLUSH_INTERVAL_MS).unref();
+  return pino(settings, destination);
 }
+
+/** Lines are written once this many bytes are buffered... */
+const BUFFER_BYTES = 4096;
+/** ...or this long after they were logged, whichever comes first. */
+const FLUSH_INTERVAL_MS = 100;
 
 export type { Logger };
