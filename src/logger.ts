@@ -41,8 +41,42 @@ export function createLogger(options: { level: string; destination?: pino.Destin
     mixin: activeTraceIds,
   };
   if (options.destination) return pino(settings, options.destination);
-  // Synchronous writes: with pino's asynchronous default a line could land after `stopped`, or be lost in a crash.
-  return pino(settings, pino.destination({ dest: 1, sync: true }));
+  return pino(settings, linesOfOneTurn());
 }
+
+/**
+ * Standard output, written synchronously once per turn of the event loop: the lines logged while the loop handles
+ * one batch of I/O (under load, several requests' lines) go out in one `write(2)` as it turns, before it waits for
+ * more, instead of one each (the log line was 12 % of a request's CPU, most of it the write). A line is written
+ * within the turn that logged it, never left waiting for traffic; the exit flush writes what a crash leaves.
+ */
+function linesOfOneTurn(): pino.DestinationStream & { flush(done?: () => void): void } {
+  if (standardOutput) return standardOutput;
+  const out = pino.destination({ dest: 1, sync: true, minLength: BUFFER_BYTES });
+  let scheduled = false;
+  const flush = (done?: () => void) => {
+    scheduled = false;
+    out.flushSync();
+    done?.();
+  };
+  process.on('exit', () => out.flushSync());
+  standardOutput = {
+    write(line: string) {
+      out.write(line);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+    flush,
+  };
+  return standardOutput;
+}
+
+/** One per process: every logger writing to standard output shares its buffer, so lines keep their order. */
+let standardOutput: ReturnType<typeof linesOfOneTurn> | undefined;
+
+/** A turn's lines beyond this many bytes are written at once (under sonic-boom's 16 KiB write size). */
+const BUFFER_BYTES = 8192;
 
 export type { Logger };

@@ -1,6 +1,9 @@
-import { Writable } from 'node:stream';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { join } from 'node:path';
+import { Writable, type Readable } from 'node:stream';
 import { ALL_CREDENTIAL_HEADERS } from '../src/credentials';
 import { createLogger } from '../src/logger';
+import { eventually } from './support/gatewayProcess';
 
 function capture(): { lines: Array<Record<string, any>>; destination: Writable } {
   const lines: Array<Record<string, any>> = [];
@@ -42,5 +45,42 @@ describe('createLogger', () => {
     const { lines, destination } = capture();
     createLogger({ level: 'info', destination }).info('plain');
     expect(lines[0]).not.toHaveProperty('traceId');
+  });
+});
+
+describe('createLogger on standard output', () => {
+  /** A child process that logs `count` lines in one turn, then either waits (until killed) or throws. */
+  function child(count: number, then: 'wait' | 'crash'): ChildProcessByStdio<null, Readable, Readable> {
+    const script = [
+      `const logger = require('./src/logger').createLogger({ level: 'info' });`,
+      `for (let i = 0; i < ${count}; i++) logger.info({ i }, 'line');`,
+      then === 'wait' ? 'setInterval(() => {}, 1000);' : `throw new Error('crash');`,
+    ].join('\n');
+    return spawn(process.execPath, ['--require', 'tsx/cjs', '-e', script], { cwd: join(__dirname, '..'), stdio: ['ignore', 'pipe', 'pipe'] });
+  }
+
+  function linesOf(out: string): Array<Record<string, unknown>> {
+    return out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  }
+
+  it('writes the lines of one turn of the event loop while the process goes on, in order', async () => {
+    const proc = child(3, 'wait');
+    let out = '';
+    proc.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    try {
+      expect(await eventually(() => linesOf(out).length === 3, 15_000)).toBe(true);
+      expect(linesOf(out).map((l) => l.i)).toEqual([0, 1, 2]);
+    } finally {
+      proc.kill('SIGKILL');
+    }
+  });
+
+  it('writes what is left when the process dies of an uncaught error', async () => {
+    const proc = child(2, 'crash');
+    let out = '';
+    proc.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    const code = await new Promise<number | null>((resolve) => proc.once('close', resolve));
+    expect(code).not.toBe(0);
+    expect(linesOf(out).map((l) => l.i)).toEqual([0, 1]);
   });
 });

@@ -1,4 +1,4 @@
-import { DateTimeScalar, isCalendarDate, isDateTime, posTimestampToDateTime } from '../src/scalars';
+import { DateTimeScalar, LocalDateTimeScalar, isCalendarDate, isDateTime, posTimestampToDateTime } from '../src/scalars';
 
 describe('isCalendarDate', () => {
   it.each([
@@ -13,6 +13,10 @@ describe('isCalendarDate', () => {
     ['2026-00-10', false],
     ['2026-01-00', false],
     ['2026-1-01', false],
+    ['2026-01-1x', false],
+    ['2026/01/10', false],
+    ['2026-01-10 ', false],
+    ['-026-01-10', false],
   ])('says %s is a calendar day: %s', (text, expected) => {
     expect(isCalendarDate(text)).toBe(expected);
   });
@@ -54,4 +58,22 @@ describe('posTimestampToDateTime', () => {
   ])('shows %d (%s) as %s', (value, unit, expected) => {
     expect(posTimestampToDateTime(value, unit)).toBe(expected);
   });
+});
+
+describe('LocalDateTimeScalar', () => {
+  it.each([
+    ['2026-11-21T19:30', '2026-11-21T19:30'],
+    ['2026-11-21 19:30', '2026-11-21T19:30'],
+    ['2024-02-29 00:00', '2024-02-29T00:00'],
+    ['2026-11-21T23:59', '2026-11-21T23:59'],
+  ])('serialises %s as %s', (text, expected) => {
+    expect(LocalDateTimeScalar.serialize(text)).toBe(expected);
+  });
+
+  it.each(['2026-02-30T19:30', '2026-11-21T24:00', '2026-11-21T19:60', '2026-11-21X19:30', '2026-11-21T19-30', '2026-11-21T19:30:00', '2026-11-2119:30', '2026-1a-21T19:30', '２026-11-21T19:30'])(
+    'refuses to serialise %s',
+    (text) => {
+      expect(() => LocalDateTimeScalar.serialize(text)).toThrow(TypeError);
+    },
+  );
 });

@@ -15,8 +15,25 @@ export function withFastCheck<T extends z.ZodType>(schema: T, check: FastCheck):
   return schema;
 }
 
+/** A value that failed a FastRead, with the reason zod would name. */
+export class FastRefusal {
+  constructor(readonly reason: string) {}
+}
+
+/** The same output as a transforming zod schema, or the refusal with its reason; tests hold both to one result. */
+export type FastRead = (value: unknown) => unknown;
+
+const fastReads = new WeakMap<z.ZodType, FastRead>();
+
+/** A hand-written reading for hot converted fields (POS timestamps as DateTimes), remembered like zod's output. */
+export function withFastRead<T extends z.ZodType>(schema: T, read: FastRead): T {
+  fastReads.set(schema, read);
+  return schema;
+}
+
 export type FieldPlan =
   | { kind: 'leaf'; schema: z.ZodType; nullable: boolean; expected: string }
+  | { kind: 'read'; read: FastRead; nullable: boolean; expected: string }
   | { kind: 'fast'; check: FastCheck; nullable: boolean; expected: string }
   /** A plain `z.string()` or `z.boolean()`: its whole check is the JSON type, so zod is not called. */
   | { kind: 'typeof'; type: 'string' | 'boolean'; nullable: boolean; expected: string }
@@ -63,6 +80,8 @@ function buildPlan(schema: AnyObject, key: string): FieldPlan {
   const expected = inner.description ?? expectedOf(inner);
   const fast = fastChecks.get(inner);
   if (fast) return { kind: 'fast', check: fast, nullable, expected };
+  const read = fastReads.get(inner);
+  if (read) return { kind: 'read', read, nullable, expected };
   if (inner instanceof z.ZodBoolean) return { kind: 'typeof', type: 'boolean', nullable, expected };
   if (inner instanceof z.ZodString && (inner.def.checks ?? []).length === 0) return { kind: 'typeof', type: 'string', nullable, expected };
   return { kind: 'leaf', schema: inner, nullable, expected };
@@ -239,6 +258,10 @@ export class UpstreamRecord<S extends Shape> {
       case 'fast': {
         const reason = plan.check(value);
         return reason === undefined ? value : this.deviation(key, reason, plan.expected);
+      }
+      case 'read': {
+        const read = plan.read(value);
+        return read instanceof FastRefusal ? this.deviation(key, read.reason, plan.expected) : read;
       }
       case 'leaf': {
         const parsed = plan.schema.safeParse(value);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DECIMAL_PATTERN, isCalendarDate } from '../scalars';
-import { jsonType, withFastCheck, type RecordOf } from './record';
+import { isPlainObject, jsonType, withFastCheck, type RecordOf } from './record';
 
 /**
  * Zod primitives of both upstreams' DTOs. Response policy (an assumption): each field is checked when a resolver reads
@@ -32,14 +32,30 @@ export const int = withFastCheck(
 );
 
 /** POS `*_at` timestamps: integers; their range depends on POS_TIMESTAMP_UNIT, so it is checked where they are converted. */
-export const posTimestamp = withFastCheck(z.number().int('not_integer').describe('an integer timestamp'), (v) =>
-  typeof v !== 'number' ? jsonType(v) : Number.isSafeInteger(v) ? undefined : 'not_integer',
-);
+export const posTimestamp = withFastCheck(z.number().int('not_integer').describe('an integer timestamp'), posTimestampReason);
+
+/** posTimestamp's fast check: why a value is not an integer timestamp, or undefined. */
+export function posTimestampReason(v: unknown): string | undefined {
+  return typeof v !== 'number' ? jsonType(v) : Number.isSafeInteger(v) ? undefined : 'not_integer';
+}
 
 /** `YYYY-MM-DD`, a day that exists (no 2026-02-30). */
 export const dateString = withFastCheck(z.string().refine(isCalendarDate, 'invalid_date').describe('a date YYYY-MM-DD'), (v) =>
   typeof v !== 'string' ? jsonType(v) : isCalendarDate(v) ? undefined : 'invalid_date',
 );
+
+/**
+ * A free-form object (`extras`), served as it came: zod would copy every key of it for each read; any JSON object
+ * passes, so the fast check is the whole check.
+ */
+export const jsonObject = withFastCheck(z.record(z.string(), z.unknown()), (v) => (isPlainObject(v) ? undefined : jsonType(v)));
+
+/** A list of strings (`notes`), served as it came; the reason names the first element that is not a string. */
+export const stringList = withFastCheck(z.array(z.string()), (v) => {
+  if (!Array.isArray(v)) return jsonType(v);
+  for (const element of v as unknown[]) if (typeof element !== 'string') return jsonType(element);
+  return undefined;
+});
 
 /** The pagination metadata of list responses (`meta`). */
 export const PaginationMeta = z.object({

@@ -198,7 +198,8 @@ describe('deploy/ (Kubernetes manifests)', () => {
       const body = (await res.json()) as { data?: { reservations: { nodes: unknown[] } }; errors?: unknown };
       expect({ status: res.status, errors: body.errors }).toEqual({ status: 200, errors: undefined });
       expect(body.data!.reservations.nodes).toHaveLength(SAMPLE.laTerrazza.busyDateReservationCount);
-      const line = gateway.logs().find((l) => l.msg === 'graphql request');
+      // The line is written as the gateway's event loop turns, just after the answer: waited for, not read at once.
+      const line = await gateway.waitForLog('graphql request');
       expect(line).toMatchObject({ operationName: 'DayView', document: 'trusted', documentHash: dayView.id });
     });
   });

@@ -125,7 +125,7 @@ withRedis('idempotency across replicas', () => {
     }
     expect(upstream.posts()).toBe(1);
     // Both replicas answered some of them.
-    expect(gateways.slice(0, 2).every((g) => g.logs().some((l) => l.idempotency === 'in_use' || l.idempotency === 'stored'))).toBe(true);
+    expect(await eventually(() => gateways.slice(0, 2).every((g) => g.logs().some((l) => l.idempotency === 'in_use' || l.idempotency === 'stored')))).toBe(true);
   }, 60_000);
 
   it('replays the stored response on either replica, byte for byte, with Idempotent-Replayed: true', async () => {

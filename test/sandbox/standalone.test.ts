@@ -66,7 +66,7 @@ describe('npm run sandbox', () => {
     expect(body.errors).toBeUndefined();
     expect(body.data!.reservations.nodes.length).toBeGreaterThan(0);
     // By its trusted id, as the apps send it.
-    expect(gateway.logs().find((l) => l.msg === 'graphql request')).toMatchObject({ operationName: 'DayView', document: 'trusted', httpStatus: 200 });
+    expect(await gateway.waitForLog('graphql request')).toMatchObject({ operationName: 'DayView', document: 'trusted', httpStatus: 200 });
   }, 30_000);
 
   it('stops naming a port setting that is not a port', async () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { planOf, receivedOf, tableFor, type FieldPlan } from '../../src/upstreams/record';
-import { dateString, int, moneyString, posTimestamp, uuid } from '../../src/upstreams/schemas';
+import { FastRefusal, planOf, receivedOf, tableFor, type FieldPlan } from '../../src/upstreams/record';
+import { posDateTime } from '../../src/upstreams/pos/assumptions';
+import { dateString, int, jsonObject, moneyString, posTimestamp, stringList, uuid } from '../../src/upstreams/schemas';
 
 /** The fast check a primitive got (withFastCheck), found the way the record reader finds it. */
 function fastCheckOf(schema: z.ZodType): (value: unknown) => string | undefined {
@@ -13,7 +14,8 @@ const VALUES: unknown[] = [
   undefined, null, true, 0, 1, -1, 1.5, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), -(2 ** 31) - 1, 2 ** 53, 1e300, '', 'x', '1',
   '12.50', '-0.5', '12,50', '1.1234567', '1234567890123456', '123456789012345.123456', '2026-02-28', '2026-02-30',
   '2024-02-29', '2026-13-01', '2026-1-01', '0f8fad5b-d9cb-469f-a165-70867728950e', '0F8FAD5B-D9CB-469F-A165-70867728950E',
-  '0f8fad5b-d9cb-469f-a165-70867728950z', '0f8fad5bd9cb469fa16570867728950e', [], ['a'], {}, { id: 1 },
+  '0f8fad5b-d9cb-469f-a165-70867728950z', '0f8fad5bd9cb469fa16570867728950e', [], ['a'], ['a', 'b'], ['a', 1], [null], [['a']], {}, { id: 1 },
+  { nested: { a: [1, 'b'] }, n: null },
 ];
 
 describe('the primitives of the upstream schemas', () => {
@@ -23,6 +25,8 @@ describe('the primitives of the upstream schemas', () => {
     ['int', int],
     ['posTimestamp', posTimestamp],
     ['dateString', dateString],
+    ['jsonObject', jsonObject],
+    ['stringList', stringList],
   ] as const)('%s: the fast check gives the zod schema its verdict and reason on every value', (_name, schema) => {
     const fast = fastCheckOf(schema);
     for (const value of VALUES) {
@@ -30,6 +34,20 @@ describe('the primitives of the upstream schemas', () => {
       const parsed = schema.safeParse(value);
       const zodVerdict = parsed.success ? undefined : receivedOf(value, parsed.error.issues[0]);
       expect({ value, verdict: fast(value) }).toEqual({ value, verdict: zodVerdict });
+    }
+  });
+});
+
+describe('posDateTime', () => {
+  it.each(['s', 'ms'] as const)('in %s: the fast reading gives the zod schema its value or its reason on every value', (unit) => {
+    const schema = posDateTime(unit);
+    const plan: FieldPlan = planOf(tableFor(z.object({ f: schema })), 'f');
+    if (plan.kind !== 'read') throw new Error(`no fast reading (${plan.kind})`);
+    for (const value of [...VALUES, 1_763_740_800, 1_763_740_800_000, 253_402_300_799, 253_402_300_800, -62_167_219_201]) {
+      if (value === undefined || value === null) continue;
+      const parsed = schema.safeParse(value);
+      const expected = parsed.success ? parsed.data : new FastRefusal(receivedOf(value, parsed.error.issues[0]));
+      expect({ value, read: plan.read(value) }).toEqual({ value, read: expected });
     }
   });
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { posTimestampToDateTime } from '../../scalars';
-import { posTimestamp } from '../schemas';
+import { FastRefusal, withFastRead } from '../record';
+import { posTimestamp, posTimestampReason } from '../schemas';
 
 /** What pos-service.md leaves open or lets read two ways, one reading an entry (./dto.ts uses these). */
 
@@ -30,11 +31,18 @@ export type PosTimestampUnit = 's' | 'ms';
 
 /** A POS `*_at` field read as a DateTime (UTC, `+00:00`) in `unit`; outside years 0000 to 9999 it is `out_of_range`. */
 export function posDateTime(unit: PosTimestampUnit) {
-  return posTimestamp
+  const schema = posTimestamp
     .transform((value, ctx) => {
       const text = posTimestampToDateTime(value, unit);
       if (text === undefined) ctx.addIssue({ code: 'custom', message: 'out_of_range' });
       return text ?? '';
     })
     .describe(`a timestamp in ${unit} between the years 0000 and 9999`);
+  // The same reading without zod's per-call result objects: every check has three or more of these fields.
+  return withFastRead(schema, (value) => {
+    const reason = posTimestampReason(value);
+    if (reason !== undefined) return new FastRefusal(reason);
+    const text = posTimestampToDateTime(value as number, unit);
+    return text === undefined ? new FastRefusal('out_of_range') : text;
+  });
 }

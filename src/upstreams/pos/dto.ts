@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RecordOf } from '../record';
-import { PaginationMeta, dateString, int, moneyString, uuid } from '../schemas';
+import { PaginationMeta, dateString, int, jsonObject, moneyString, stringList, uuid } from '../schemas';
 import { blankWhenNotApplicable, paymentNames, posDateTime, type PosTimestampUnit } from './assumptions';
 
 /** POS response bodies (pos-service.md, "Resources and their fields"), read as ../schemas.ts and ./assumptions.ts say. */
@@ -68,7 +68,7 @@ export const CheckPayment = z.object({
   payment_type_id: uuid,
   paid_amount: moneyString,
   device: Named,
-  extras: z.record(z.string(), z.unknown()),
+  extras: jsonObject,
 });
 
 export const CheckItemSummary = z.object({
@@ -91,7 +91,7 @@ export const CheckItem = z.object({
   complimentary: z.boolean(),
   unit_type: z.string(),
   quantity: moneyString,
-  notes: z.array(z.string()),
+  notes: stringList,
   is_combo: z.boolean(),
   summary: CheckItemSummary,
   tax: Tax,
@@ -163,7 +163,7 @@ function timestamped(unit: PosTimestampUnit) {
     sales_channel: Named,
     customer: blankWhenNotApplicable(Customer),
     delivery: blankWhenNotApplicable(Delivery),
-    extras: z.record(z.string(), z.unknown()),
+    extras: jsonObject,
     check_service_charge: blankWhenNotApplicable(CheckServiceCharge),
     summary: CheckSummary,
     check_discounts: z.array(CheckDiscount),

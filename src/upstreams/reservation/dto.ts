@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RecordOf } from '../record';
-import { PaginationMeta, int, uuid } from '../schemas';
+import { PaginationMeta, int, jsonObject, uuid } from '../schemas';
 import { CALENDAR_RESPONSE_KEY, RESERVATION_READINGS, blankWhenUntied } from './assumptions';
 
 /**
@@ -52,7 +52,7 @@ export const Reservation = z.object({
   table_names: blankWhenUntied(tableNames),
   customer: blankWhenUntied(ReservationCustomer),
   check: ReservationCheckRef.nullable(),
-  reservation_payment: z.record(z.string(), z.unknown()).nullable(),
+  reservation_payment: jsonObject.nullable(),
   public_url: z.string(),
   is_draft: z.boolean(),
 });
