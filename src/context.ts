@@ -35,10 +35,10 @@ export interface GatewayContext {
   compiledResult?: ExecutionResult;
   /**
    * Where the executor leaves an answer that is a stream (a subscription's events, an incremental answer's parts), for
-   * the route to return it to a transport; `incremental`: the route lets this request's one operation be answered part
+   * the route to return it to a transport; `streamable`: the route lets this request's one operation be answered part
    * by part (never a batch's). An object of its own: Apollo runs each operation on a shallow copy of the context.
    */
-  readonly answer: { stream?: ResultStream; incremental?: boolean };
+  readonly answer: { stream?: ResultStream; streamable?: boolean };
   /** An operation's variables as graphql-js coerced them (src/limits/costLimit.ts coerceVariables). */
   variables?: { operation: OperationDefinitionNode; raw: unknown; values: ReturnType<typeof getVariableValues> };
 }

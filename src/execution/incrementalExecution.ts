@@ -75,7 +75,7 @@ export function incrementalExecution(options: IncrementalExecutionOptions): Incr
     const { answer } = contextValue;
     // One operation of a request that is not a batch (the route says so), and queries only: a mutation's answer may
     // be kept whole for a replay (idempotency).
-    if (!answer.incremental || answer.stream || operation.operation !== OperationTypeNode.QUERY) return null;
+    if (!answer.streamable || answer.stream || operation.operation !== OperationTypeNode.QUERY) return null;
     if (!acceptsIncremental(request.http?.headers.get('accept')) || !usesIncrementalDelivery(document)) return null;
     // Variables graphql-js refuses are answered by Apollo's executor, in its words (BAD_USER_INPUT, 400).
     if (coerceVariables(contextValue, schema, operation, request.variables).errors) return null;

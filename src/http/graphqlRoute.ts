@@ -74,8 +74,8 @@ export function graphqlRoute(options: GraphqlRouteOptions): GraphqlRoute {
       httpGraphQLRequest: apolloRequest(read, request.url, headers),
       context: async () => {
         context = await request.context();
-        // One operation may be answered incrementally; a batch's are answered whole.
-        if (!read.batched) context.answer.incremental = true;
+        // One operation may be answered as a stream; a batch's are answered whole.
+        if (!read.batched) context.answer.streamable = true;
         return context;
       },
     });

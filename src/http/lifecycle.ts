@@ -37,10 +37,11 @@ export class ServerLifecycle {
    * WebSockets are closed with 1001.
    */
   hold(res: ServerResponse, end: () => void): void {
-    if (this.streamsEnded) return end();
+    this.settled(res);
+    // A client gone before its stream began has no 'close' left to come: nothing to keep.
+    if (this.streamsEnded || res.destroyed || res.closed) return end();
     this.streams.set(res, end);
     res.once('close', () => this.streams.delete(res));
-    this.settled(res);
   }
 
   /** Resolves once no request is in flight (at once when none is). */

@@ -190,6 +190,7 @@ if v == ARGV[1] or (not v and redis.call('GET', KEYS[2]) == ARGV[1]) then
   redis.call('DEL', KEYS[2])
   return 1
 end
+if v == ARGV[2] then return 1 end
 return 0`;
 
 /** Frees the key and its marker, each only while it is this request's. */

@@ -80,6 +80,10 @@ export function liveSubscriptions(options: LiveSubscriptionsOptions): { plugin: 
         },
         async responseForOperation({ operation, document, schema, request: sent }) {
           if (operation?.operation !== SUBSCRIPTION || !wire) return null;
+          // One stream per request: a batch's operations share one context, and a second stream would orphan the first.
+          if (!contextValue.answer.streamable || contextValue.answer.stream) {
+            return refused(400, [new GraphQLError('A subscription must be the only operation of its request; send each on its own', { extensions: { code: 'BAD_REQUEST' } })]);
+          }
           const variables = coerceVariables(contextValue, schema, operation, sent.variables);
           if (variables.errors) return refused(400, variables.errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: ErrorCode.BAD_USER_INPUT } })));
           // A poll reads the selection as a query over the same root field (Query.reservations).
@@ -159,8 +163,8 @@ function recorded(subscriber: LiveSubscriber, record: RequestRecord): AsyncItera
   const end = () => {
     if (recordedEnd) return;
     recordedEnd = true;
+    // Each poll read was charged to the client's budget as it was made (PollOwner.charge): not the client's again.
     if (record.stream) record.stream.upstreamCalls = subscriber.upstreamCalls;
-    if (record.client) record.client.actualUpstreamCalls = subscriber.upstreamCalls;
     const op = record.operations.find((o) => o.type === SUBSCRIPTION);
     if (!op) return;
     op.durationMs = performance.now() - started;

@@ -108,7 +108,7 @@ export function recordLogFields({ client, document, idempotency, cost, execution
     idempotency: idempotency?.outcome,
     estimatedCost: cost && String(cost.cost),
     estimatedUpstreamCalls: cost && String(cost.upstreamCalls),
-    actualUpstreamCalls: (client?.actualUpstreamCalls ?? stream?.upstreamCalls)?.toString(),
+    actualUpstreamCalls: (stream?.upstreamCalls ?? client?.actualUpstreamCalls)?.toString(),
     execution,
     transport: stream?.transport,
     events: stream?.events,

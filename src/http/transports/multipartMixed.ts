@@ -41,6 +41,8 @@ export async function writeMultipartMixed(req: IncomingMessage, res: ServerRespo
     void results.return?.(undefined);
   };
   res.once('close', leave);
+  // The client may have left while the operation ran: its 'close' has passed already.
+  if (res.destroyed || res.closed) leave();
   const send = async (part: StreamResult) => {
     const chunk = `${stream.events === 0 ? '\r\n---\r\n' : ''}${PART_HEADERS}${JSON.stringify(part)}\r\n---${part.hasNext ? '' : '--'}\r\n`;
     await new Promise<void>((resolve) => out.write(chunk, () => resolve()));

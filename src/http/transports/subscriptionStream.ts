@@ -41,6 +41,8 @@ export function subscriptionStreamWriter(options: SubscriptionStreamOptions) {
     // The client left, or the gateway is stopping: the subscription completes and its last `next()` says done.
     res.once('close', end);
     options.hold(res, end);
+    // The client may have left while the subscribe was admitted: its 'close' has passed already.
+    if (res.destroyed || res.closed) end();
     const heartbeat = setInterval(() => {
       if (!res.writableNeedDrain) res.write(format.heartbeat);
     }, heartbeatMs);
