@@ -88,6 +88,8 @@ export function createGateway(deps: GatewayDeps) {
   const lifecycle = new ServerLifecycle();
   const graphql = graphqlRoute({
     apollo: execution.apollo,
+    // Before Apollo has started, `/graphql` is answered 503 rather than reach a server that cannot serve yet.
+    starting: () => lifecycle.state === 'starting',
     limits,
     logger,
     metrics,

@@ -35,6 +35,8 @@ export interface GraphqlRouteOptions {
    * answers with a stream).
    */
   writeStream?: (req: IncomingMessage, res: ServerResponse, response: GraphqlResponse, record: RequestRecord) => Promise<void>;
+  /** Whether the gateway is still starting (Apollo not ready): `/graphql` is answered 503, and recorded. Default: never. */
+  starting?: () => boolean;
 }
 
 /** The HTTP route of `/graphql`, and the pipeline behind it that the other transports run too. */
@@ -150,15 +152,20 @@ export function graphqlRoute(options: GraphqlRouteOptions): GraphqlRoute {
     // A request asking for a subscription stream is logged with its transport, refused or not.
     const wire = subscriptionWire(firstHeader(req, 'accept'));
     if (wire) record.stream = { transport: wire, events: 0 };
+    /** An answer given before any operation is read: recorded as one request all the same. */
+    const before = (refused: GraphqlResponse) => {
+      const response = represent(refused, { method: req.method === 'GET' ? 'GET' : 'POST', header: (name) => firstHeader(req, name), compression });
+      finish(record, response, false);
+      return write(res, response, record);
+    };
+    // The contract has no code for "not yet"; the 503 with Retry-After is what tells a client to retry.
+    if (options.starting?.()) return before(refusal(503, ErrorCode.INTERNAL_SERVER_ERROR, 'The gateway is starting; try again shortly', { 'retry-after': '1' }));
     let read: ReadRequest;
     try {
       read = await readOperationRequests(req, url, limits);
     } catch (err) {
       if (!(err instanceof UnreadableRequestError)) throw err;
-      const method = req.method === 'GET' ? 'GET' : 'POST';
-      const response = represent(refusal(err.status, 'BAD_REQUEST', err.message, err.status === 405 ? { allow: 'GET, POST' } : {}), { method, header: (name) => firstHeader(req, name), compression });
-      finish(record, response, false);
-      return write(res, response, record);
+      return before(refusal(err.status, 'BAD_REQUEST', err.message, err.status === 405 ? { allow: 'GET, POST' } : {}));
     }
     let context: Promise<GatewayContext> | undefined;
     const request: GraphqlRequest = {

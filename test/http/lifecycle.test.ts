@@ -55,8 +55,14 @@ describe('the gateway lifecycle', () => {
     expect({ status: readyz.status, body: await readyz.json() }).toEqual({ status: 503, body: { status: 'starting' } });
     const early = await checkQuery(url);
     expect(early.status).toBe(503);
+    expect(early.headers.get('retry-after')).toBe('1');
     expect(await early.json()).toMatchObject({ errors: [{ extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
     expect(sandbox.requests).toHaveLength(0);
+    // Answered while starting, it is still one request: one log line with its status, one count.
+    const lines = harness.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'graphql request');
+    expect(lines).toEqual([expect.objectContaining({ httpStatus: 503, requestId: early.headers.get('x-request-id') })]);
+    const counted = (await gateway.metrics.registry.getSingleMetric('tablegraph_graphql_requests_total')!.get()).values.reduce((sum, v) => sum + v.value, 0);
+    expect(counted).toBe(1);
 
     await gateway.start();
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
