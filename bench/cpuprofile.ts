@@ -6,12 +6,12 @@ import { readFileSync } from 'node:fs';
  * its own time and its callees'). `BENCH_CPU_PROF=/tmp/prof npm run bench`, then
  * `node dist/bench/cpuprofile.js /tmp/prof/gateway-….cpuprofile [rows]`.
  */
-interface ProfileNode {
+export interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   children?: number[];
 }
-interface Profile {
+export interface Profile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];

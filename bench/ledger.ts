@@ -7,6 +7,7 @@ import { benchManifest } from './operations';
 import { cpuTimeMs, npmStartArgs, startTarget, startUpstreamsProcess, stopProcess, type Target } from './processes';
 import { benchNow, connectionHeaders, scenarioRequest, type ScenarioRequest } from './scenarios';
 import type { UpstreamPair } from './upstreams';
+import type { Profile, ProfileNode } from './cpuprofile';
 
 /**
  * The cost ledger (issue 29): the CPU microseconds one S1d request spends in each stage of the gateway.
@@ -24,16 +25,6 @@ import type { UpstreamPair } from './upstreams';
  * gateway settings (a stage off, to check its line by difference).
  */
 
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
 
 /** A stage, and how a frame is known to be its own: by the file (path relative to dist/ or a package) and function. */
 const RULES: Array<{ stage: string; file: RegExp; fn?: RegExp }> = [
