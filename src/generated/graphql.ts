@@ -797,7 +797,8 @@ export type SalesChannel = {
 };
 
 /**
- * Live views over the WebSocket on `/graphql` (graphql-ws). Each subscription is re-read every `LIVE_POLL_SECONDS`,
+ * Live views on `/graphql` over WebSocket (graphql-ws), Server-Sent Events (graphql-sse) or Apollo's multipart HTTP
+ * subscriptions. Each subscription is re-read every `LIVE_POLL_SECONDS`,
  * one read for every subscriber with the same credentials, document and variables; an event is sent first at once,
  * then only when the selected data changes.
  */
@@ -812,7 +813,8 @@ export type Subscription = {
 
 
 /**
- * Live views over the WebSocket on `/graphql` (graphql-ws). Each subscription is re-read every `LIVE_POLL_SECONDS`,
+ * Live views on `/graphql` over WebSocket (graphql-ws), Server-Sent Events (graphql-sse) or Apollo's multipart HTTP
+ * subscriptions. Each subscription is re-read every `LIVE_POLL_SECONDS`,
  * one read for every subscriber with the same credentials, document and variables; an event is sent first at once,
  * then only when the selected data changes.
  */
