@@ -2,6 +2,7 @@ import { execute, parse, specifiedRules, validate } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import pino from 'pino';
 import { Writable } from 'node:stream';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { REDACT_PATHS } from '../src/logger';
 import { RECORD_TYPES, resolvers } from '../src/resolvers';
 import { createSampleState, SAMPLE } from '../src/sandbox';
@@ -21,7 +22,8 @@ import { benchNow } from './scenarios';
  * alone in this process (warm, medians of 5 batches): execution of S1's full Check by graphql-js and by graphql-jit,
  * the writing of its answer by JSON.stringify,
  * the check's JSON parse and zod check, one request log line with the old wildcard redaction and the current one,
- * and the document phase a trusted id skips beside what the trusted documents step costs.
+ * the document phase a trusted id skips beside what the trusted documents step costs, and what compressing a large
+ * answer costs (every reservation and check of the sample venue as one JSON body) by coding.
  */
 const BATCH = 5000;
 
@@ -81,6 +83,23 @@ async function main(): Promise<void> {
   const through = (body: string) => () => step({ method: 'POST', read: operationsOfBody(JSON.parse(body) as unknown), record: createRequestRecord('bench') } as GraphqlRequest, respond);
   await time('trusted documents step, S1 by id (JSON body parse, lookup, rewrite)', through(requestBody('S1id', variables)));
   await time('trusted documents step, S1 as text (JSON body parse, hash, log fields)', through(requestBody('S1', variables)));
+
+  // RESPONSE_COMPRESSION: CPU per large answer by coding (the gateway's br quality is 4; zlib's default is 11).
+  const venue = state.tenants.laTerrazza;
+  const large = Buffer.from(JSON.stringify({ reservations: [...venue.reservations.values()], checks: [...venue.checks.values()] }));
+  const codings: Array<[string, (b: Buffer) => Buffer]> = [
+    ['gzip (level 6)', (b) => gzipSync(b)],
+    ['br, quality 4 (the gateway)', (b) => brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } })],
+    ['br, quality 11 (zlib default)', (b) => brotliCompressSync(b)],
+  ];
+  for (const [label, compress] of codings) {
+    const started = process.cpuUsage();
+    const rounds = 10;
+    let bytes = 0;
+    for (let i = 0; i < rounds; i++) bytes = compress(large).length;
+    const { user, system } = process.cpuUsage(started);
+    process.stdout.write(`${`compress ${large.length} bytes, ${label}`.padEnd(58)} ${((user + system) / rounds / 1000).toFixed(1).padStart(7)} ms CPU, ${bytes} bytes\n`);
+  }
 }
 
 main().catch((err: unknown) => {

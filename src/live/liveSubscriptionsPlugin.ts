@@ -13,6 +13,7 @@ import type { GatewayMetrics } from '../observability/metrics';
 import { outsideTraces } from '../observability/tracing';
 import { createRequestRecord, type RequestRecord } from '../pipeline/record';
 import type { StreamResult } from '../pipeline/stream';
+import { ending } from '../pipeline/streamEnd';
 import type { RedisConnection } from '../redis/connection';
 import { sha256Hex } from '../sha256';
 import { upstreamCallCount } from '../upstreams/events';
@@ -146,23 +147,21 @@ function pollOwner(budgets: LiveSubscriptionsOptions['budgets'], record: Request
 
 
 /**
- * The subscriber's events as the transport reads them, newest first: each event is a whole snapshot, so a transport
- * that has not taken one yet (a slow reader) gets only the newest, and nothing piles up for it. Once they end
- * (completed, left, or a final event), the subscription's operation record says how it went as a whole and what its
- * poll's reads cost while it was there.
+ * The subscriber's events as the transport reads them (the subscriber itself keeps only the newest one not yet taken:
+ * a slow reader gets the latest snapshot, nothing piles up). Once they end (completed, left, or a final event), the
+ * subscription's operation record says how it went as a whole and what its poll's reads cost while it was there.
  */
 function recorded(subscriber: LiveSubscriber, record: RequestRecord): AsyncIterableIterator<StreamResult> {
   const started = performance.now();
   const codes = new Set<string>();
   let withErrors = false;
   let withData = false;
-  let newest: StreamResult | undefined;
-  let done = false;
-  let waiting: ((result: IteratorResult<StreamResult>) => void) | undefined;
-  let recordedEnd = false;
+  const taken = (value: StreamResult) => {
+    for (const e of value.errors ?? []) if (typeof e.extensions?.code === 'string') codes.add(e.extensions.code);
+    withErrors ||= (value.errors?.length ?? 0) > 0;
+    withData ||= Object.values(value.data ?? {}).some((v) => v !== null);
+  };
   const end = () => {
-    if (recordedEnd) return;
-    recordedEnd = true;
     // Each poll read was charged to the client's budget as it was made (PollOwner.charge): not the client's again.
     if (record.stream) record.stream.upstreamCalls = subscriber.upstreamCalls;
     const op = record.operations.find((o) => o.type === SUBSCRIPTION);
@@ -171,48 +170,5 @@ function recorded(subscriber: LiveSubscriber, record: RequestRecord): AsyncItera
     op.errorCodes = [...codes];
     op.outcome = !withErrors ? 'success' : withData ? 'partial' : 'error';
   };
-  const taken = (value: StreamResult): IteratorResult<StreamResult> => {
-    for (const e of value.errors ?? []) if (typeof e.extensions?.code === 'string') codes.add(e.extensions.code);
-    withErrors ||= (value.errors?.length ?? 0) > 0;
-    withData ||= Object.values(value.data ?? {}).some((v) => v !== null);
-    return { value, done: false };
-  };
-  const finished = (): IteratorResult<StreamResult> => {
-    end();
-    return { value: undefined, done: true };
-  };
-  // Takes each event as the poll sends it, keeping only the newest the transport has not taken.
-  void (async () => {
-    for (;;) {
-      const next = await subscriber.next();
-      const take = waiting;
-      waiting = undefined;
-      if (next.done) {
-        done = true;
-        take?.(finished());
-        return;
-      }
-      if (take) take(taken(next.value));
-      else newest = next.value;
-    }
-  })();
-  return {
-    next() {
-      if (newest) {
-        const value = newest;
-        newest = undefined;
-        return Promise.resolve(taken(value));
-      }
-      if (done) return Promise.resolve(finished());
-      return new Promise((resolve) => (waiting = resolve));
-    },
-    async return() {
-      newest = undefined;
-      await subscriber.return();
-      return finished();
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  };
+  return ending(subscriber, end, taken);
 }

@@ -15,12 +15,18 @@ export async function afterAnswer(response: GraphqlResponse, then: () => Promise
 }
 
 /**
- * Not an async generator: a generator's `return()` waits behind its pending `next()`, and a subscription's next event
- * may be minutes away, so a client that leaves would end nothing until then. `return()` goes to the results at once.
+ * The results as they pass, `each` told of every one, and `then` run once when they end: the last one taken, the
+ * reader gone (`return()`), or a failure. Not an async generator: a generator's `return()` waits behind its pending
+ * `next()`, and a subscription's next event may be minutes away, so a client that leaves would end nothing until
+ * then. `return()` goes to the results at once.
  */
-function ending(results: AsyncIterableIterator<StreamResult>, then: () => Promise<void>): AsyncIterableIterator<StreamResult> {
+export function ending(
+  results: AsyncIterableIterator<StreamResult>,
+  then: () => void | Promise<void>,
+  each?: (result: StreamResult) => void,
+): AsyncIterableIterator<StreamResult> {
   let ended: Promise<void> | undefined;
-  const end = () => (ended ??= then());
+  const end = () => (ended ??= Promise.resolve().then(then));
   const after = async (result: IteratorResult<StreamResult>) => {
     if (result.done) await end();
     return result;
@@ -28,7 +34,9 @@ function ending(results: AsyncIterableIterator<StreamResult>, then: () => Promis
   return {
     async next() {
       try {
-        return await after(await results.next());
+        const result = await results.next();
+        if (!result.done) each?.(result.value);
+        return await after(result);
       } catch (err) {
         await end();
         throw err;

@@ -6,7 +6,8 @@ import type { GatewayContext } from '../../context';
 import { ErrorCode } from '../../errors/codes';
 import type { Logger } from '../../logger';
 import { createRequestRecord, type RequestRecord } from '../../pipeline/record';
-import type { ResultStream, StreamResult } from '../../pipeline/stream';
+import type { ResultStream } from '../../pipeline/stream';
+import { ending } from '../../pipeline/streamEnd';
 import { refusal, type GraphqlPipeline, type GraphqlRequest } from '../../pipeline/types';
 import { isPlainObject } from '../../upstreams/record';
 import { operationsOfBody } from '../operationRequests';
@@ -112,7 +113,11 @@ export function wsTransport(options: WsTransportOptions): { close(): Promise<voi
     },
     subscribe(args) {
       const { stream, record } = args.contextValue as Admitted;
-      return recordedOnEnd(stream.results, record, () => pipeline.finish(record, { status: 200 }, false)) as AsyncIterableIterator<ExecutionResult>;
+      // Counted as graphql-ws sends them; recorded once, when they end or the client completes.
+      const count = () => {
+        if (record.stream) record.stream.events += 1;
+      };
+      return ending(stream.results, () => pipeline.finish(record, { status: 200 }, false), count) as AsyncIterableIterator<ExecutionResult>;
     },
     // Events and refusals carry errors formatted as HTTP formats them: sent as they are.
     onNext: (_ctx, _id, _payload, _args, result) => result,
@@ -181,30 +186,4 @@ function withQueryString(data: string): string {
   const { query } = message.payload;
   if (query !== undefined && query !== null) return data;
   return JSON.stringify({ ...message, payload: { ...message.payload, query: '' } });
-}
-
-/** The stream's results counted as graphql-ws sends them; `end` is told once, when they end or the client completes. */
-function recordedOnEnd(results: AsyncIterableIterator<StreamResult>, record: RequestRecord, end: () => void): AsyncIterableIterator<StreamResult> {
-  let ended = false;
-  const once = () => {
-    if (ended) return;
-    ended = true;
-    end();
-  };
-  return {
-    async next() {
-      const next = await results.next();
-      if (next.done) once();
-      else if (record.stream) record.stream.events += 1;
-      return next;
-    },
-    async return() {
-      const done = (await results.return?.()) ?? { value: undefined, done: true as const };
-      once();
-      return done;
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  };
 }
