@@ -159,7 +159,9 @@ async function run(): Promise<void> {
   writeFileSync(manifest, benchManifest());
   const upstreams = await startUpstreamsProcess<{ fast: UpstreamPair }>(join(__dirname, 'upstreamsMain.js'), [now.toISOString()]);
   const profiles = mkdtempSync(join(tmpdir(), 'tablegraph-ledger-'));
-  process.env.BENCH_CPU_PROF = profiles;
+  // BENCH_LEDGER_PROFILE=false: the /proc figure alone, without the profiler's own cost.
+  const profiled = process.env.BENCH_LEDGER_PROFILE !== 'false';
+  if (profiled) process.env.BENCH_CPU_PROF = profiles;
   const pair = upstreams.addresses.fast;
   const extra = Object.fromEntries((process.env.BENCH_LEDGER_ENV ?? '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
   const env: Record<string, string> =
@@ -170,21 +172,30 @@ async function run(): Promise<void> {
   let server: Target | undefined;
   try {
     server = await startTarget(target, args, env);
-    const request = scenarioRequest('S1d', state);
+    const scenario = process.env.BENCH_LEDGER_SCENARIO ?? 'S1d';
+    // S0 (`{ __typename }`): the fixed cost of a request, no upstream call; S1: one venue's credentials (sharing on).
+    const request: ScenarioRequest =
+      scenario === 'S0'
+        ? { method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) }
+        : scenarioRequest(scenario === 'S1' ? 'S1' : 'S1d', state);
     const expectBody = await (await fetch(server.url + request.path, { method: 'POST', headers: request.headers, body: request.body })).text();
-    await send(server, request, warmup, connections, expectBody);
+    await send(server, request, warmup, connections, expectBody, scenario === 'S1d');
     const cpuBefore = cpuTimeMs(server.process.pid) ?? NaN;
     const started = performance.now();
-    await send(server, request, requests, connections, expectBody);
+    await send(server, request, requests, connections, expectBody, scenario === 'S1d');
     const cpuMs = (cpuTimeMs(server.process.pid) ?? NaN) - cpuBefore;
     const seconds = (performance.now() - started) / 1000;
     await stopProcess(server.process);
+    if (!profiled) {
+      log(`${scenario} on ${target}: ${(requests / seconds).toFixed(0)} req/s, process CPU (/proc) ${((1000 * cpuMs) / requests).toFixed(0)} µs per request`);
+      return;
+    }
     const file = readdirSync(profiles).find((f) => f.startsWith(`${target}-`));
     if (!file) throw new Error(`no profile written in ${profiles}`);
     const profile = JSON.parse(readFileSync(join(profiles, file), 'utf8')) as Profile;
     // The first answer, the warm-up and the measured requests; readiness probes are too few to count.
     const ledger = ledgerOf(profile, 1 + warmup + requests);
-    log(`S1d on ${target}${extra && Object.keys(extra).length ? ` with ${JSON.stringify(extra)}` : ''}: ${warmup} + ${requests} requests, ${connections} connections, each its own credentials`);
+    log(`${scenario} on ${target}${extra && Object.keys(extra).length ? ` with ${JSON.stringify(extra)}` : ''}: ${warmup} + ${requests} requests, ${connections} connections, each its own credentials`);
     log(`measured part: ${(requests / seconds).toFixed(0)} req/s under the profiler, process CPU (/proc) ${((1000 * cpuMs) / requests).toFixed(0)} µs per request`);
     log(`profile: ${join(profiles, file)}\n`);
     log(formatLedger(ledger, (1000 * cpuMs) / requests));
@@ -195,7 +206,7 @@ async function run(): Promise<void> {
 }
 
 /** Exactly `amount` requests over `connections` connections, connection n with credentials of its own. */
-async function send(server: Target, request: ScenarioRequest, amount: number, connections: number, expectBody: string): Promise<void> {
+async function send(server: Target, request: ScenarioRequest, amount: number, connections: number, expectBody: string, own: boolean): Promise<void> {
   let connection = 0;
   const result = await autocannon({
     url: server.url + request.path,
@@ -205,7 +216,7 @@ async function send(server: Target, request: ScenarioRequest, amount: number, co
     connections,
     amount,
     expectBody,
-    setupClient: (client) => client.setHeaders(connectionHeaders(request, connection++)),
+    ...(own ? { setupClient: (client: { setHeaders(headers: Record<string, string>): void }) => client.setHeaders(connectionHeaders(request, connection++)) } : {}),
   });
   const bad = result.errors + result.timeouts + result.non2xx + result.mismatches;
   if (bad > 0) throw new Error(`${server.name}: ${bad} of ${amount} requests failed or answered otherwise`);

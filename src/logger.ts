@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import pino, { type Logger } from 'pino';
 import { ALL_CREDENTIAL_HEADERS, CREDENTIAL_HEADERS, OTHER_SPELLINGS } from './credentials';
 import { activeTraceIds } from './observability/tracing';
@@ -30,15 +31,16 @@ export const REDACT_PATHS: string[] = SECRET_HEADERS.flatMap((h) => HEADER_PAREN
 
 /**
  * `destination`: where the JSON lines go instead of standard output (`npm run dev` passes one that makes them
- * readable, src/sandbox/devLog.ts).
+ * readable, src/sandbox/devLog.ts). `traceIds` (default true): lines carry the active span's ids.
  */
-export function createLogger(options: { level: string; destination?: pino.DestinationStream }): Logger {
+export function createLogger(options: { level: string; destination?: pino.DestinationStream; traceIds?: boolean }): Logger {
   const settings: pino.LoggerOptions = {
     level: options.level,
     base: { service: 'tablegraph' },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-    // Inside a traced request, every line carries its trace and span ids.
-    mixin: activeTraceIds,
+    // Inside a traced request, every line carries its trace and span ids; without tracing (`traceIds: false`) no line
+    // has any, and none asks.
+    ...(options.traceIds === false ? {} : { mixin: activeTraceIds }),
   };
   if (options.destination) return pino(settings, options.destination);
   return pino(settings, linesOfOneTurn());
@@ -49,34 +51,56 @@ export function createLogger(options: { level: string; destination?: pino.Destin
  * one batch of I/O (under load, several requests' lines) go out in one `write(2)` as it turns, before it waits for
  * more, instead of one each (the log line was 12 % of a request's CPU, most of it the write). A line is written
  * within the turn that logged it, never left waiting for traffic; the exit flush writes what a crash leaves.
+ * Written by hand rather than through sonic-boom, whose `flushSync` ends every write with an `fsync`, which a pipe
+ * refuses with an error built and thrown each time.
  */
 function linesOfOneTurn(): pino.DestinationStream & { flush(done?: () => void): void } {
   if (standardOutput) return standardOutput;
-  const out = pino.destination({ dest: 1, sync: true, minLength: BUFFER_BYTES });
-  let scheduled = false;
+  let pending: string[] = [];
+  let bytes = 0;
   const flush = (done?: () => void) => {
-    scheduled = false;
-    out.flushSync();
+    if (pending.length > 0) {
+      const text = pending.length === 1 ? pending[0] : pending.join('');
+      pending = [];
+      bytes = 0;
+      writeAll(1, Buffer.from(text));
+    }
     done?.();
   };
-  process.on('exit', () => out.flushSync());
+  process.on('exit', () => flush());
   standardOutput = {
     write(line: string) {
-      out.write(line);
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
+      if (pending.length === 0) setImmediate(flush);
+      pending.push(line);
+      bytes += line.length;
+      if (bytes >= BUFFER_BYTES) flush();
     },
     flush,
   };
   return standardOutput;
 }
 
+/** Every byte of `buffer` to `fd`, waiting while a non-blocking pipe is full (as sonic-boom does) rather than dropping lines. */
+function writeAll(fd: number, buffer: Buffer): void {
+  let offset = 0;
+  while (offset < buffer.length) {
+    try {
+      offset += writeSync(fd, buffer, offset);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'EAGAIN' && code !== 'EBUSY') throw err;
+      Atomics.wait(PAUSE, 0, 0, BUSY_WRITE_PAUSE_MS);
+    }
+  }
+}
+
 /** One per process: every logger writing to standard output shares its buffer, so lines keep their order. */
 let standardOutput: ReturnType<typeof linesOfOneTurn> | undefined;
 
-/** A turn's lines beyond this many bytes are written at once (under sonic-boom's 16 KiB write size). */
-const BUFFER_BYTES = 8192;
+/** A turn's lines beyond this many characters are written at once. */
+const BUFFER_BYTES = 16384;
+/** How long a write waits for a full pipe to drain before it tries again. */
+const BUSY_WRITE_PAUSE_MS = 10;
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 export type { Logger };

@@ -17,7 +17,11 @@ const CLEANUP_GRACE_MS = 10_000;
 
 /** Listens before the gateway has started, so `/healthz` answers at once and `/readyz` says 503 until it can serve. */
 export async function runGateway(config: Config, options: { logDestination?: DestinationStream; explorer?: GatewayDeps['explorer'] } = {}): Promise<Gateway> {
-  const logger = createLogger({ level: config.logLevel, ...(options.logDestination ? { destination: options.logDestination } : {}) });
+  const logger = createLogger({
+    level: config.logLevel,
+    traceIds: config.tracing.endpoint !== undefined,
+    ...(options.logDestination ? { destination: options.logDestination } : {}),
+  });
   for (const warning of config.warnings) logger.warn(warning);
   const tracing = startTracing(config.tracing);
   const gateway = createGateway({ config, logger, explorer: options.explorer });

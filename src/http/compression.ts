@@ -21,9 +21,17 @@ const brotliAsync = promisify(brotliCompress);
 /** The coding the client prefers among gzip and br (q-values, then its order); none when it accepts neither. */
 export function negotiateEncoding(acceptEncoding: string | undefined): ContentEncoding | undefined {
   if (!acceptEncoding) return undefined;
+  // Each client library sends one header value: the choice is remembered for the few that come.
+  if (chosenEncodings.has(acceptEncoding)) return chosenEncodings.get(acceptEncoding);
   const chosen = new Negotiator({ headers: { 'accept-encoding': acceptEncoding } }).encoding(['gzip', 'br', 'identity']);
-  return chosen === 'gzip' || chosen === 'br' ? chosen : undefined;
+  const encoding = chosen === 'gzip' || chosen === 'br' ? chosen : undefined;
+  if (chosenEncodings.size >= MAX_REMEMBERED_HEADERS) chosenEncodings.clear();
+  chosenEncodings.set(acceptEncoding, encoding);
+  return encoding;
 }
+
+const chosenEncodings = new Map<string, ContentEncoding | undefined>();
+const MAX_REMEMBERED_HEADERS = 64;
 
 /** A whole body, compressed on libuv's thread pool (the event loop keeps serving). */
 export function compress(body: string, encoding: ContentEncoding): Promise<Buffer> {

@@ -38,8 +38,9 @@ export interface RepresentOptions {
 export function represent(response: GraphqlResponse, options: RepresentOptions): HttpAnswer {
   const headers = new Map(response.headers);
   headers.set('vary', VARY);
-  const bytes = Buffer.byteLength(response.body);
-  const encoding = options.compression && bytes >= COMPRESSION_THRESHOLD_BYTES ? negotiateEncoding(options.header('accept-encoding')) : undefined;
+  // The coding asked for first: most clients of a BFF ask none, and the body's byte count is then not needed.
+  const asked = options.compression ? negotiateEncoding(options.header('accept-encoding')) : undefined;
+  const encoding = asked && Buffer.byteLength(response.body) >= COMPRESSION_THRESHOLD_BYTES ? asked : undefined;
   if (options.method !== 'GET' || response.status >= 400) {
     headers.set('cache-control', NO_STORE);
     return { ...response, headers, encoding };

@@ -77,14 +77,27 @@ async function readBody(req: IncomingMessage, limit: number): Promise<string> {
   const tooLarge = () => new UnreadableRequestError(413, `Request body is larger than ${limit} bytes`);
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
+  // Listeners rather than `for await`: the stream's async iterator costs more than the small body it reads.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (err?: Error) => {
+      req.off('data', onData).off('end', onEnd).off('error', done).off('close', onClose);
+      if (err) reject(err);
+      else resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, size).toString('utf8'));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      // As `for await` leaves a stream it stops reading: destroyed.
+      done(tooLarge());
+      req.destroy();
+    };
+    const onEnd = () => done();
+    // Closed before its end without an error of its own: as the async iterator reports it.
+    const onClose = () => done(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    req.on('data', onData).on('end', onEnd).on('error', done).on('close', onClose);
+  });
 }
 
 /** A POST's operation, checked as Apollo's runHttpQuery checks it. */

@@ -35,6 +35,24 @@ export interface TrustedDocumentsStepOptions {
 /** Refusals are named as the counter labels them. */
 type Verdict = { kind: 'trusted'; operation: ManifestOperation } | { kind: 'untrusted'; hash: string } | { kind: 'not_in_list' | 'not_found' | 'apollo' };
 
+/**
+ * The hashes of the free-form texts seen lately: an app sends the same few texts again and again. Bounded to 500
+ * texts of at most 4096 characters (a few MiB at worst); a longer text is hashed each time.
+ */
+const textHashes = new Map<string, string>();
+const MAX_TEXT_HASHES = 500;
+const MAX_MEMO_TEXT = 4096;
+
+function hashOfText(text: string): string {
+  if (text.length > MAX_MEMO_TEXT) return sha256Hex(text);
+  let hash = textHashes.get(text);
+  if (hash === undefined) {
+    if (textHashes.size >= MAX_TEXT_HASHES) textHashes.clear();
+    textHashes.set(text, (hash = sha256Hex(text)));
+  }
+  return hash;
+}
+
 const NOT_IN_LIST = 'Only trusted documents are accepted here: send the id of an operation from the trusted-document manifest, not the document text';
 
 /**
@@ -56,7 +74,7 @@ export function trustedDocumentsStep(options: TrustedDocumentsStepOptions): Grap
     if (ask.kind === 'none') return { kind: 'apollo' };
     if (ask.kind === 'text') {
       if (mode === 'enforce') return { kind: 'not_in_list' };
-      return { kind: 'untrusted', hash: ask.apqHash ?? sha256Hex(ask.query) };
+      return { kind: 'untrusted', hash: ask.apqHash ?? hashOfText(ask.query) };
     }
     const id = ask.id.toLowerCase();
     const operation = isWellFormedId(id) ? options.operations.get(id) : undefined;
