@@ -59,40 +59,128 @@ export interface ContextRequest {
   record: RequestRecord;
 }
 
-/** Credentials come from this request's headers only, and clients and loaders are new: nothing leaks between requests. */
+/**
+ * Credentials come from this request's headers only, and clients and loaders are new: nothing leaks between requests.
+ * Built of class instances, without a closure over the request: with closures made here, each request's objects
+ * outlived young-generation collections (2.9 MB surviving each scavenge on `{ __typename }`, 0.3 MB without).
+ */
 export function createContext(deps: ContextDeps, request: ContextRequest): GatewayContext {
-  const { requestId, upstreamCalls } = request.record;
-  const signal = AbortSignal.timeout(deps.config.requestTimeoutMs);
-  // Every upstream call of the request listens on this one signal (a day's list makes 31): no leak to warn of.
-  setMaxListeners(0, signal);
-  const gatewayHeaders = { 'x-request-id': requestId, ...requestTraceHeaders(request.header) };
-  const scope: CallScope = {
-    headers: () => gatewayHeaders,
-    requestId,
-    record: (r) => upstreamCalls.push(r),
-    deadline: Date.now() + deps.config.requestTimeoutMs,
-    signal,
-    deviations: deps.deviations,
-    sharedReads: deps.sharedReads,
-    // The staleness the client accepts (`Cache-Control: max-age`), never more than the gateway's cap.
-    maxAgeMs: deps.sharedReads ? Math.min(requestMaxAgeSeconds(request.header('cache-control')) * 1000, deps.sharedReads.maxAgeMs) : 0,
-    // Read when a write is made, not now: the idempotency step sets it on the record before execution.
-    beforeWrite: () => request.record.beforeUpstreamWrite?.(),
-  };
-  const reservation = new ReservationClient(deps.upstreams.reservation, ServiceCredentials.from('reservation', request.header), scope);
-  const pos = new PosClient(deps.upstreams.pos, ServiceCredentials.from('pos', request.header), scope, deps.config.posTimestampUnit);
-  let logger: Logger | undefined;
-  return {
-    // Made when a resolver first logs: most requests never do, and a child logger serialises its bindings.
-    get logger() {
-      return (logger ??= deps.logger.child({ requestId }));
-    },
-    requestId,
-    reservation,
-    pos,
-    loaders: { checkById: checkById(pos, deps.config.checkLoaderConcurrency, (size) => deps.metrics?.observeLoaderBatch('checkById', size)) },
-    upstreamCalls,
-    record: request.record,
-    answer: {},
-  };
+  const deadline = new RequestDeadline(Date.now() + deps.config.requestTimeoutMs);
+  request.record.release = deadline;
+  return new RequestContext(deps, request, new RequestScope(deps, request, deadline));
+}
+
+/** What every call of one request carries (src/upstreams/http.ts), as methods of one object. */
+class RequestScope implements CallScope {
+  readonly requestId: string;
+  readonly deadline: number;
+  readonly deviations?: DeviationSink;
+  readonly sharedReads?: SharedReads;
+  /** The staleness the client accepts (`Cache-Control: max-age`), never more than the gateway's cap. */
+  readonly maxAgeMs: number;
+  private readonly gatewayHeaders: Record<string, string>;
+
+  constructor(
+    deps: ContextDeps,
+    private readonly request: ContextRequest,
+    private readonly timer: RequestDeadline,
+  ) {
+    this.requestId = request.record.requestId;
+    this.deadline = timer.at;
+    this.deviations = deps.deviations;
+    this.sharedReads = deps.sharedReads;
+    this.maxAgeMs = deps.sharedReads ? Math.min(requestMaxAgeSeconds(request.header('cache-control')) * 1000, deps.sharedReads.maxAgeMs) : 0;
+    this.gatewayHeaders = { 'x-request-id': this.requestId, ...requestTraceHeaders(request.header) };
+  }
+
+  headers(): Record<string, string> {
+    return this.gatewayHeaders;
+  }
+
+  record(call: UpstreamCallRecord): void {
+    this.request.record.upstreamCalls.push(call);
+  }
+
+  /** Made when the request first calls a service (a client reads it once per service it calls). */
+  get signal(): AbortSignal {
+    return this.timer.signal;
+  }
+
+  /** Read when a write is made, not now: the idempotency step sets it on the record before execution. */
+  beforeWrite(): Promise<void> | undefined {
+    return this.request.record.beforeUpstreamWrite?.();
+  }
+}
+
+/** The batch-size metric's callback of each gateway's metrics, made once rather than per request. */
+const batchObservers = new WeakMap<GatewayMetrics, (size: number) => void>();
+
+function observeCheckBatches(metrics: GatewayMetrics | undefined): ((size: number) => void) | undefined {
+  if (!metrics) return undefined;
+  let observe = batchObservers.get(metrics);
+  if (!observe) batchObservers.set(metrics, (observe = (size) => metrics.observeLoaderBatch('checkById', size)));
+  return observe;
+}
+
+/** One request's context. Plain fields (no `#`): Apollo runs each operation on a shallow copy of it. */
+class RequestContext implements GatewayContext {
+  readonly requestId: string;
+  readonly reservation: ReservationClient;
+  readonly pos: PosClient;
+  readonly loaders: GatewayContext['loaders'];
+  readonly upstreamCalls: UpstreamCallRecord[];
+  readonly record: RequestRecord;
+  readonly answer: GatewayContext['answer'] = {};
+  compiledResult?: ExecutionResult;
+  variables?: GatewayContext['variables'];
+  private childLogger: Logger | undefined;
+
+  constructor(
+    private readonly deps: ContextDeps,
+    request: ContextRequest,
+    scope: RequestScope,
+  ) {
+    this.record = request.record;
+    this.requestId = request.record.requestId;
+    this.upstreamCalls = request.record.upstreamCalls;
+    this.reservation = new ReservationClient(deps.upstreams.reservation, ServiceCredentials.from('reservation', request.header), scope);
+    this.pos = new PosClient(deps.upstreams.pos, ServiceCredentials.from('pos', request.header), scope, deps.config.posTimestampUnit);
+    this.loaders = { checkById: checkById(this.pos, deps.config.checkLoaderConcurrency, observeCheckBatches(deps.metrics)) };
+  }
+
+  /** Made when a resolver first logs: most requests never do, and a child logger serialises its bindings. */
+  get logger(): Logger {
+    return (this.childLogger ??= this.deps.logger.child({ requestId: this.requestId }));
+  }
+}
+
+/**
+ * The request's deadline as the signal its upstream calls listen on, made on first use: most requests that call no
+ * service never pay for one. An AbortController with a plain timer, cleared when the request is recorded, rather than
+ * `AbortSignal.timeout`, whose weakly held signal every young-generation collection copies until a full one runs
+ * (a bare `node:http` server answering with one per request: 6 KB surviving each scavenge without it, 1.5 MB with it).
+ */
+class RequestDeadline {
+  private controller: AbortController | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(readonly at: number) {}
+
+  get signal(): AbortSignal {
+    if (this.controller) return this.controller.signal;
+    const controller = (this.controller = new AbortController());
+    // Every upstream call of the request listens on this one signal (a day's list makes 31): no leak to warn of.
+    setMaxListeners(0, controller.signal);
+    const abort = () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    const remaining = this.at - Date.now();
+    if (remaining <= 0) abort();
+    else this.timer = setTimeout(abort, remaining).unref();
+    return controller.signal;
+  }
+
+  /** The request is recorded: no call of it is left to abort. */
+  release(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
 }

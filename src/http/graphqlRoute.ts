@@ -122,6 +122,7 @@ export function graphqlRoute(options: GraphqlRouteOptions): GraphqlRoute {
 
   /** The one writer of a request's outcome: its log line, its count per operation, its span. */
   function finish(record: RequestRecord, response: Pick<GraphqlResponse, 'status' | 'outcome'>, batched: boolean): void {
+    record.release?.release();
     const durationMs = performance.now() - record.started;
     const whole = answerOutcome(record, response);
     const operations: OperationRecord[] = record.operations.length > 0 ? record.operations : [{ operationName: null, ...whole, durationMs }];

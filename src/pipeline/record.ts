@@ -85,6 +85,8 @@ export interface RequestRecord {
   readonly upstreamCalls: UpstreamCallRecord[];
   /** The operations executed (Apollo's or the compiled executor's), in the order they ended. */
   readonly operations: OperationRecord[];
+  /** What the request holds until it is recorded (its deadline's timer): released once, by the route's finish. */
+  release?: { release(): void };
 }
 
 /** A client's request id is kept only when it is well-formed. */

@@ -82,7 +82,7 @@ export class UpstreamHttp {
   call<T>(req: UpstreamRequest<T>, context: CallContext = {}): Promise<T> {
     if (req.signal?.aborted) return Promise.reject(deadlineError(this.service));
     const ready = req.method === 'GET' ? undefined : context.beforeWrite?.();
-    if (ready) return ready.then(() => this.call(req, { ...context, beforeWrite: undefined }));
+    if (ready) return ready.then(() => this.call(req, withoutBeforeWrite(context)));
     const { shared } = context;
     if (shared && req.method === 'GET' && req.response !== BODY_IGNORED.response) return this.sharedRead(req, context, shared);
     const done = this.execute(req, context, req.signal, (answer) => readBody(this.service, req, answer));
@@ -202,9 +202,35 @@ export class ScopedCaller {
     const shared = scope.sharedReads && { reads: scope.sharedReads, credentialHash: callerHash((name) => sentByName.get(name)), maxAgeMs: scope.maxAgeMs ?? 0 };
     return {
       sent: { headers, signal: scope.signal, deadline: scope.deadline },
-      context: { record: scope.record, requestId: scope.requestId, beforeWrite: scope.beforeWrite, secrets: credentials.secrets(), ...(shared ? { shared } : {}) },
+      context: new ServiceCallContext(scope, credentials.secrets(), shared),
     };
   }
+}
+
+/** One service's CallContext within a request: the scope's record and write hook called on the scope itself. */
+class ServiceCallContext implements CallContext {
+  readonly requestId?: string;
+
+  constructor(
+    private readonly scope: CallScope,
+    readonly secrets: readonly string[],
+    readonly shared: CallContext['shared'],
+  ) {
+    this.requestId = scope.requestId;
+  }
+
+  record(call: UpstreamCallRecord): void {
+    this.scope.record?.(call);
+  }
+
+  beforeWrite(): Promise<void> | undefined {
+    return this.scope.beforeWrite?.();
+  }
+}
+
+/** The same context once the write hook has run (a class's methods do not survive a spread). */
+function withoutBeforeWrite(context: CallContext): CallContext {
+  return { requestId: context.requestId, secrets: context.secrets, shared: context.shared, record: (call) => context.record?.(call) };
 }
 
 /** The `response` of a call whose answer is read as a record of `schema` (see UpstreamRecord.of). */
