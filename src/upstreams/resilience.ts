@@ -1,14 +1,5 @@
-import {
-  BulkheadRejectedError,
-  TaskCancelledError,
-  bulkhead,
-  handleWhen,
-  retry,
-  type BulkheadPolicy,
-  type IBackoff,
-  type IBackoffFactory,
-  type IRetryBackoffContext,
-} from 'cockatiel';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BulkheadRejectedError, TaskCancelledError, bulkhead, type BulkheadPolicy } from 'cockatiel';
 import { UpstreamError, type ServiceName } from '../errors/UpstreamError';
 import { CircuitOpenError, SamplingCircuitBreaker, SlidingWindow, type BreakerOptions, type BreakerOutcome, type CircuitStateName } from './circuitBreaker';
 import type { UpstreamEvents } from './events';
@@ -70,27 +61,30 @@ export class UpstreamResilience {
     return this.breaker.state;
   }
 
-  /** Runs `attempt` under the policies; `deadline` is the request's (epoch ms), `signal` aborts at it. */
+  /**
+   * Runs `attempt` under the policies; `deadline` is the request's (epoch ms), `signal` aborts at it. The retries are
+   * a loop rather than a cockatiel retry policy: one had to be built per call (its predicate and backoff depend on the
+   * call's deadline and count), and building it cost more than the call's own transport.
+   */
   async execute<T>(idempotent: boolean, attempt: () => Promise<T>, deadline: number, signal?: AbortSignal): Promise<T> {
     const { service, retry: options } = this.options;
-    const once = () => this.breaker.execute(() => this.bulkhead.execute(attempt, signal));
     try {
-      if (!idempotent || options.maxRetries === 0) return await once();
+      if (!idempotent || options.maxRetries === 0) return await this.once(attempt, signal);
       this.budget.recordRequest();
-      let retried = 0;
-      // Cockatiel asks after the last attempt too: a retry that will not happen must not take from the budget.
-      const retries = (err: Error): boolean => {
-        if (retried >= options.maxRetries || !this.shouldRetry(err, deadline)) return false;
-        retried += 1;
-        return true;
-      };
-      const policy = retry(handleWhen(retries), { maxAttempts: options.maxRetries, backoff: this.backoff(deadline) });
-      policy.onRetry((event) => {
-        if ('error' in event && event.error instanceof UpstreamError) this.options.onRetry?.(service, event.attempt, event.delay, event.error);
-      });
-      return await policy.execute(once, signal);
+      for (let retried = 0; ; ) {
+        try {
+          return await this.once(attempt, signal);
+        } catch (err) {
+          // Asked after the last attempt too: a retry that will not happen must not take from the budget.
+          if (retried >= options.maxRetries || signal?.aborted || !(err instanceof Error) || !this.shouldRetry(err, deadline)) throw err;
+          retried += 1;
+          const delay = this.backoffMs(retried, err, deadline);
+          if (err instanceof UpstreamError) this.options.onRetry?.(service, retried, delay, err);
+          await sleep(delay);
+        }
+      }
     } catch (err) {
-      // A wait (a backoff, a bulkhead queue) cut short by the deadline surfaces as cockatiel's cancellation.
+      // A wait in the bulkhead's queue cut short by the deadline surfaces as cockatiel's cancellation.
       if (err instanceof TaskCancelledError) throw deadlineError(service);
       if (err instanceof CircuitOpenError) {
         throw new UpstreamError(service, 'unavailable', { detail: 'its circuit is open after repeated failures; calls fail fast until it recovers' });
@@ -102,16 +96,17 @@ export class UpstreamResilience {
     }
   }
 
-  /** Exponential backoff with full jitter; an upstream's `Retry-After` wins; never past the request's deadline. */
-  private backoff(deadline: number): IBackoffFactory<IRetryBackoffContext<unknown>> {
+  /** One attempt through the breaker and the bulkhead. */
+  private once<T>(attempt: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    return this.breaker.execute(() => this.bulkhead.execute(attempt, signal));
+  }
+
+  /** Exponential backoff with full jitter before retry `retry` (1-based); an upstream's `Retry-After` wins; never past the deadline. */
+  private backoffMs(retry: number, error: Error, deadline: number): number {
     const { retry: { maxDelayMs, baseDelayMs }, random = Math.random } = this.options;
-    const next = (context: IRetryBackoffContext<unknown>): IBackoff<IRetryBackoffContext<unknown>> => {
-      const error = 'error' in context.result ? context.result.error : undefined;
-      const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** Math.max(0, context.attempt - 1));
-      const wanted = error instanceof UpstreamError && error.retryAfterMs !== undefined ? error.retryAfterMs : random() * ceiling;
-      return { duration: Math.max(0, Math.min(wanted, deadline - Date.now())), next };
-    };
-    return { next };
+    const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** Math.max(0, retry - 1));
+    const wanted = error instanceof UpstreamError && error.retryAfterMs !== undefined ? error.retryAfterMs : random() * ceiling;
+    return Math.max(0, Math.min(wanted, deadline - Date.now()));
   }
 
   private shouldRetry(err: Error, deadline: number): boolean {
