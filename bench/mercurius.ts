@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
-import mercurius, { type IResolvers, type MercuriusContext } from 'mercurius';
+import mercurius, { type IResolvers, type MercuriusContext, type PersistedQueryProvider } from 'mercurius';
 import { Pool } from 'undici';
 import { ServiceCredentials } from '../src/credentials';
 import { DateScalar, DateTimeScalar, DecimalScalar, JSONScalar, LocalDateTimeScalar, LocalTimeScalar } from '../src/scalars';
@@ -8,6 +8,7 @@ import { loadTypeDefs } from '../src/schema';
 import type { CheckDto } from '../src/upstreams/pos/dto';
 import type { ReservationListDto } from '../src/upstreams/reservation/dto';
 import { mapCheck, mapReservation } from './baseline';
+import { benchManifest } from './operations';
 
 /**
  * The benchmark's reference: the BFF a skilled team would write instead of running the gateway, on the fastest
@@ -89,6 +90,7 @@ export async function createMercurius(options: MercuriusOptions): Promise<Fastif
     jit: 1,
     cache: true,
     graphiql: false,
+    persistedQueryProvider: trustedDocuments(),
     context: (request) => {
       const headers = credentials(request, 'pos');
       // One loader per request: a check asked for twice in one answer is read once, and never across callers.
@@ -103,4 +105,21 @@ export async function createMercurius(options: MercuriusOptions): Promise<Fastif
     await Promise.all([reservation.close(), pos.close()]);
   });
   return app;
+}
+
+/**
+ * S1id's documents by id, as the gateway's trusted-document manifest lists them, named the way Apollo Client's
+ * persisted query link sends them (`extensions.persistedQuery.sha256Hash`, no `query`).
+ */
+function trustedDocuments(): PersistedQueryProvider {
+  const manifest = JSON.parse(benchManifest()) as { operations: Array<{ id: string; body: string }> };
+  const bodies = new Map(manifest.operations.map((op) => [op.id, op.body]));
+  const hashOf = (request: { extensions?: { persistedQuery?: { version?: number; sha256Hash?: string } } }) => request.extensions?.persistedQuery?.sha256Hash;
+  return {
+    isPersistedQuery: (request) => !request.query && hashOf(request) !== undefined,
+    isPersistedQueryRetry: () => false,
+    getHash: (request) => hashOf(request) ?? '',
+    getQueryFromHash: (hash) => Promise.resolve(bodies.get(hash)),
+    notFoundError: 'PersistedQueryNotFound',
+  };
 }
