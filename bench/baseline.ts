@@ -25,7 +25,7 @@ export interface Baseline {
 
 type Json = Record<string, unknown>;
 type Variables = Record<string, unknown>;
-interface BookInput {
+export interface BookInput {
   revenueCenterId: string;
   customer?: { firstName: string; lastName?: string; email?: string };
   guestCount?: number;
@@ -78,12 +78,7 @@ export function createBaseline(options: BaselineOptions): Baseline {
         method: 'POST',
         path: '/v1/reservations',
         headers: { ...reservationHeaders(req), 'content-type': 'application/json' },
-        body: JSON.stringify({
-          revenue_center_id: input.revenueCenterId,
-          customer: input.customer && { first_name: input.customer.firstName, last_name: input.customer.lastName, email: input.customer.email },
-          guest_count: input.guestCount,
-          date: String(input.date).replace('T', ' '),
-        }),
+        body: bookingBody(input),
       });
       const body = (await res.body.json()) as { reservation: ReservationDto };
       return { createReservation: { reservation: mapReservation(body.reservation) } };
@@ -120,6 +115,16 @@ const ts = (v: number | null): string | null => (v === null ? null : `${new Date
 const named = (n: NamedDto | null) => n && { id: n.id, name: n.name };
 const tax = (t: TaxDto | null) => t && { id: t.id, rate: t.rate, name: t.name };
 const metafield = (m: MetafieldDto) => ({ id: m.id, key: m.key, value: m.value, valueType: m.value_type, updatedAt: ts(m.updated_at) });
+
+/** The reservation service's POST body for a booking, as S3 sends it. */
+export function bookingBody(input: BookInput): string {
+  return JSON.stringify({
+    revenue_center_id: input.revenueCenterId,
+    customer: input.customer && { first_name: input.customer.firstName, last_name: input.customer.lastName, email: input.customer.email },
+    guest_count: input.guestCount,
+    date: String(input.date).replace('T', ' '),
+  });
+}
 
 export function mapCheck(c: CheckDto): Json {
   const e: EmployeeDto | null = c.employee;

@@ -6,8 +6,8 @@ import { ServiceCredentials } from '../src/credentials';
 import { DateScalar, DateTimeScalar, DecimalScalar, JSONScalar, LocalDateTimeScalar, LocalTimeScalar } from '../src/scalars';
 import { loadTypeDefs } from '../src/schema';
 import type { CheckDto } from '../src/upstreams/pos/dto';
-import type { ReservationListDto } from '../src/upstreams/reservation/dto';
-import { mapCheck, mapReservation } from './baseline';
+import type { ReservationDto, ReservationListDto } from '../src/upstreams/reservation/dto';
+import { bookingBody, mapCheck, mapReservation, type BookInput } from './baseline';
 import { benchManifest } from './operations';
 
 /**
@@ -15,7 +15,7 @@ import { benchManifest } from './operations';
  * mainstream Node GraphQL stack. Fastify 5 + Mercurius 16 over the gateway's own SDL (the same field names, and the
  * gateway's scalars, which check each value as it is served), graphql-jit from a query's first request (`jit: 1`),
  * Mercurius' parse-and-validate cache, a DataLoader per request for checks (so S2's 50 reservations make 30 POS
- * calls), and one keep-alive undici pool per upstream. Only what S1 and S2 select has resolvers: the upstream
+ * calls), and one keep-alive undici pool per upstream. Only what S1, S2 and S3 select has resolvers: the upstream
  * records are mapped to the contract's names by the baseline's hand mapping, and graphql-jit reads fields off them.
  * Like the baseline it handles no upstream failure beyond what Mercurius does for a throwing resolver.
  */
@@ -76,6 +76,15 @@ export async function createMercurius(options: MercuriusOptions): Promise<Fastif
           pageInfo: { totalCount: meta.total_count, currentPage: meta.current_page, perPage: meta.per_page_count, totalPages: meta.total_page, hasNextPage: meta.has_next_page },
           nodes: list.reservations.map((r): MappedReservation => ({ ...mapReservation(r), checkId: r.check?.id ?? null })),
         };
+      },
+    },
+    Mutation: {
+      // S3's booking, as the baseline makes it.
+      createReservation: async (_root, args: { input: BookInput }, ctx: MercuriusContext) => {
+        const headers = { ...credentials(ctx.reply.request, 'reservation'), 'content-type': 'application/json' };
+        const res = await reservation.request({ method: 'POST', path: '/v1/reservations', headers, body: bookingBody(args.input) });
+        const body = (await res.body.json()) as { reservation: ReservationDto };
+        return { reservation: { ...mapReservation(body.reservation), checkId: body.reservation.check?.id ?? null } };
       },
     },
     Reservation: {
