@@ -168,10 +168,13 @@ async function run(): Promise<void> {
     target === 'gateway'
       ? { NODE_ENV: 'production', SINGLE_REPLICA: 'true', RESERVATION_BASE_URL: pair.reservationUrl, POS_BASE_URL: pair.posUrl, SHUTDOWN_DELAY_MS: '0', TRUSTED_DOCUMENTS: manifest, SERVER_MAX_REQUESTS_PER_SOCKET: '0', ...extra }
       : { RESERVATION_BASE_URL: pair.reservationUrl, POS_BASE_URL: pair.posUrl };
-  const args = target === 'gateway' ? npmStartArgs(ROOT) : [join(__dirname, 'mercuriusMain.js')];
+  const script = target === 'gateway' ? npmStartArgs(ROOT) : [join(__dirname, 'mercuriusMain.js')];
+  // BENCH_LEDGER_GC=true: V8's trace of each collection (to the collector's file), summed up below.
+  const gcTrace = process.env.BENCH_LEDGER_GC === 'true' ? join(profiles, `${target}-gc.txt`) : undefined;
+  const args = gcTrace ? ['--trace-gc-nvp', ...script] : script;
   let server: Target | undefined;
   try {
-    server = await startTarget(target, args, env);
+    server = await startTarget(target, args, env, target, gcTrace);
     const scenario = process.env.BENCH_LEDGER_SCENARIO ?? 'S1d';
     // S0 (`{ __typename }`): the fixed cost of a request, no upstream call; S1: one venue's credentials (sharing on).
     const request: ScenarioRequest =
@@ -186,6 +189,7 @@ async function run(): Promise<void> {
     const cpuMs = (cpuTimeMs(server.process.pid) ?? NaN) - cpuBefore;
     const seconds = (performance.now() - started) / 1000;
     await stopProcess(server.process);
+    if (gcTrace) log(scavengesOf(readFileSync(gcTrace, 'utf8'), 1 + warmup + requests));
     if (!profiled) {
       log(`${scenario} on ${target}: ${(requests / seconds).toFixed(0)} req/s, process CPU (/proc) ${((1000 * cpuMs) / requests).toFixed(0)} µs per request`);
       return;
@@ -203,6 +207,22 @@ async function run(): Promise<void> {
     if (server) await stopProcess(server.process);
     await stopProcess(upstreams.process);
   }
+}
+
+/**
+ * What `--trace-gc-nvp` printed of the young-generation collections (`gc=s`) and the full ones (`gc=ms`): how many
+ * per 1,000 requests, and what an average scavenge copied (what outlived it: the more, the longer the scavenge).
+ */
+function scavengesOf(trace: string, requests: number): string {
+  const field = (line: string, name: string) => Number(new RegExp(`(?:^|\\s)${name}=([0-9.]+)`).exec(line)?.[1] ?? 0);
+  const lines = trace.split('\n');
+  const scavenges = lines.filter((line) => /(?:^|\s)gc=s\s/.test(line));
+  const full = lines.filter((line) => /(?:^|\s)gc=ms\s/.test(line)).length;
+  const mean = (name: string) => scavenges.reduce((sum, line) => sum + field(line, name), 0) / Math.max(1, scavenges.length);
+  return (
+    `GC: ${((1000 * scavenges.length) / requests).toFixed(1)} scavenges and ${((1000 * full) / requests).toFixed(1)} full collections per 1,000 requests; ` +
+    `each scavenge ${mean('scavenge').toFixed(2)} ms, ${(mean('new_space_survived') / 1024).toFixed(0)} KB survived, ${(mean('promoted') / 1024).toFixed(0)} KB promoted`
+  );
 }
 
 /** Exactly `amount` requests over `connections` connections, connection n with credentials of its own. */

@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { get } from 'node:http';
 import { createServer } from 'node:net';
@@ -36,7 +36,7 @@ export function npmStartArgs(root: string): string[] {
 }
 
 /** Starts `node ...args` with `env` on a free port and waits until GET /readyz answers 200 (polled every 2 ms). */
-export async function startTarget(name: Target['name'], args: readonly string[], env: Record<string, string>, label: string = name): Promise<Target> {
+export async function startTarget(name: Target['name'], args: readonly string[], env: Record<string, string>, label: string = name, stdoutFile?: string): Promise<Target> {
   const port = await freePort();
   const started = performance.now();
   // BENCH_CPU_PROF=<dir>: each process writes a V8 CPU profile there when it exits (see bench/cpuprofile.ts).
@@ -44,7 +44,9 @@ export async function startTarget(name: Target['name'], args: readonly string[],
   // Standard output is a pipe that a process of its own drains, as a log collector would: synchronous log writes
   // cost what they cost in production (to /dev/null they would be nearly free). Not the harness: its event loop runs
   // autocannon, and a pipe it is too busy to read would stall the server's writes on the load generator.
-  const collector = spawn('cat', [], { stdio: ['pipe', 'ignore', 'ignore'] });
+  // `stdoutFile`: the collector keeps what it reads there (the ledger's GC trace), instead of dropping it.
+  const collector = spawn('cat', [], { stdio: ['pipe', stdoutFile ? openSync(stdoutFile, 'w') : 'ignore', 'ignore'] });
+  if (!collector.stdin) throw new Error('the log collector has no standard input');
   const child = spawn(process.execPath, [...profile, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', collector.stdin, 'pipe'],
