@@ -210,14 +210,14 @@ async function run(): Promise<void> {
 }
 
 /**
- * What `--trace-gc-nvp` printed of the young-generation collections (`gc=s`) and the full ones (`gc=ms`): how many
+ * What `--trace-gc-nvp` printed of the young-generation collections (`gc=s`) and the full ones (`gc=mc`): how many
  * per 1,000 requests, and what an average scavenge copied (what outlived it: the more, the longer the scavenge).
  */
 function scavengesOf(trace: string, requests: number): string {
   const field = (line: string, name: string) => Number(new RegExp(`(?:^|\\s)${name}=([0-9.]+)`).exec(line)?.[1] ?? 0);
   const lines = trace.split('\n');
   const scavenges = lines.filter((line) => /(?:^|\s)gc=s\s/.test(line));
-  const full = lines.filter((line) => /(?:^|\s)gc=ms\s/.test(line)).length;
+  const full = lines.filter((line) => /(?:^|\s)gc=mc\s/.test(line)).length;
   const mean = (name: string) => scavenges.reduce((sum, line) => sum + field(line, name), 0) / Math.max(1, scavenges.length);
   return (
     `GC: ${((1000 * scavenges.length) / requests).toFixed(1)} scavenges and ${((1000 * full) / requests).toFixed(1)} full collections per 1,000 requests; ` +
