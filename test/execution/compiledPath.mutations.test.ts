@@ -7,7 +7,7 @@ import { startFaultProxy, type FaultProxy } from '../../src/sandbox/faultProxy';
 import { curlRequests, fencedBlocks, readDoc } from '../support/readme';
 import { startStack, type Stack } from '../support/stack';
 import { MANIFEST_PATH, byPersistedQuery, manifest } from '../trustedDocuments/support';
-import { ANONYMOUS, FRUGAL_KEY, TRUSTED_ONLY_CLIENT, clientsFile, comparedHeaders, countedMetrics, idsIn, maskNewIds, requestLog, type Answer } from './differential';
+import { ANONYMOUS, FRUGAL_KEY, TRUSTED_ONLY_CLIENT, clientsFile, comparedHeaders, countedMetrics, idsIn, maskNewIds, maskRetryWait, requestLog, type Answer } from './differential';
 
 /**
  * Mutations through a gateway with COMPILED_PATH on and one with it off. The compiled executor never takes a mutation
@@ -204,7 +204,7 @@ describe('mutations through both executors, over generated requests', () => {
       body: bodyText,
     });
     const text = await res.text();
-    return { status: res.status, headers: comparedHeaders(res.headers), text: maskNewIds(text, new Set([...known, ...idsIn(bodyText)])), log: requestLog(side.stack, requestId) };
+    return { status: res.status, headers: comparedHeaders(res.headers), text: maskRetryWait(maskNewIds(text, new Set([...known, ...idsIn(bodyText)]))), log: requestLog(side.stack, requestId) };
   }
 
   it('answers, logs and counts every generated mutation alike, and leaves both services in the same state', async () => {

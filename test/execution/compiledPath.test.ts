@@ -6,7 +6,7 @@ import { SAMPLE } from '../../src/sandbox';
 import { LA_TERRAZZA, logLine, startStack, type Stack } from '../support/stack';
 import { startFaultyUpstream, type FaultMode, type FaultyUpstream } from '../support/faultyUpstream';
 import { MANIFEST_PATH, byPersistedQuery, manifest, operation } from '../trustedDocuments/support';
-import { ANONYMOUS, FRUGAL_KEY, TRUSTED_ONLY_CLIENT, clientsFile, comparedHeaders, countedMetrics, idsIn, maskNewIds, requestLog, type Answer as DifferentialAnswer } from './differential';
+import { ANONYMOUS, FRUGAL_KEY, TRUSTED_ONLY_CLIENT, clientsFile, comparedHeaders, countedMetrics, idsIn, maskNewIds, maskRetryWait, requestLog, type Answer as DifferentialAnswer } from './differential';
 
 /**
  * The compiled path (src/execution/compiledPath.ts) answers exactly as Apollo does: the same requests go to a gateway
@@ -262,7 +262,7 @@ describe('the compiled path over generated requests', () => {
     const { execution, ...log } = requestLog(stack, requestId);
     const headers = comparedHeaders(res.headers);
     // The stand-in upstream makes a new UUID for each nested record it sends: those are masked, the request's ids are not.
-    return { status: res.status, headers, text: maskNewIds(text, idsIn(bodyText)), log, execution };
+    return { status: res.status, headers, text: maskRetryWait(maskNewIds(text, idsIn(bodyText))), log, execution };
   }
 
   it('answers every generated request alike, with and without the compiled executor', async () => {

@@ -82,13 +82,20 @@ const TIMED_HEADERS = new Set(['date', 'connection', 'keep-alive']);
 
 /**
  * Every response header but those of the clock; of `RateLimit`, which budgets it names, not what is left (that refills
- * with time); the length of a compressed body neither, as each gateway's answer holds other random ids.
+ * with time), nor a rate refusal's `Retry-After` (the wait to the window's end: each gateway's window is its own
+ * clock's); the length of a compressed body neither, as each gateway's answer holds other random ids.
  */
 export function comparedHeaders(headers: Headers): Array<[string, string]> {
   const compressed = headers.has('content-encoding');
+  const rateLimited = headers.has('ratelimit');
   return [...headers.entries()]
     .filter(([name]) => !TIMED_HEADERS.has(name) && !(compressed && name === 'content-length'))
-    .map(([name, value]) => [name, name === 'ratelimit' ? value.replace(/;r=\d+;t=\d+/g, '') : value]);
+    .map(([name, value]) => [name, name === 'ratelimit' ? value.replace(/;r=\d+;t=\d+/g, '') : rateLimited && name === 'retry-after' ? '<seconds>' : value]);
+}
+
+/** A rate refusal's text without its wait (`retry after 2 s`), which the window's clock decides, as Retry-After above. */
+export function maskRetryWait(text: string): string {
+  return text.replace(/retry after \d+ s/g, 'retry after <seconds> s');
 }
 
 /** The UUIDs in `text`. */
