@@ -176,6 +176,7 @@ async function run(): Promise<void> {
   try {
     server = await startTarget(target, args, env, target, gcTrace);
     const scenario = process.env.BENCH_LEDGER_SCENARIO ?? 'S1d';
+    if (!['S0', 'S1', 'S1d'].includes(scenario)) throw new Error(`BENCH_LEDGER_SCENARIO is S0, S1 or S1d, not ${scenario}`);
     // S0 (`{ __typename }`): the fixed cost of a request, no upstream call; S1: one venue's credentials (sharing on).
     const request: ScenarioRequest =
       scenario === 'S0'
@@ -189,7 +190,10 @@ async function run(): Promise<void> {
     const cpuMs = (cpuTimeMs(server.process.pid) ?? NaN) - cpuBefore;
     const seconds = (performance.now() - started) / 1000;
     await stopProcess(server.process);
-    if (gcTrace) log(scavengesOf(readFileSync(gcTrace, 'utf8'), 1 + warmup + requests));
+    if (gcTrace) {
+      await server.collected;
+      log(scavengesOf(readFileSync(gcTrace, 'utf8'), 1 + warmup + requests));
+    }
     if (!profiled) {
       log(`${scenario} on ${target}: ${(requests / seconds).toFixed(0)} req/s, process CPU (/proc) ${((1000 * cpuMs) / requests).toFixed(0)} µs per request`);
       return;

@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { get } from 'node:http';
 import { createServer } from 'node:net';
@@ -14,6 +14,8 @@ export interface Target {
   process: ChildProcess;
   /** From spawn to the first 200 of GET /readyz. */
   readyMs: number;
+  /** Resolves when the log collector has written all the target printed (after the target has exited). */
+  collected: Promise<void>;
 }
 
 export function freePort(): Promise<number> {
@@ -45,8 +47,11 @@ export async function startTarget(name: Target['name'], args: readonly string[],
   // cost what they cost in production (to /dev/null they would be nearly free). Not the harness: its event loop runs
   // autocannon, and a pipe it is too busy to read would stall the server's writes on the load generator.
   // `stdoutFile`: the collector keeps what it reads there (the ledger's GC trace), instead of dropping it.
-  const collector = spawn('cat', [], { stdio: ['pipe', stdoutFile ? openSync(stdoutFile, 'w') : 'ignore', 'ignore'] });
+  const kept = stdoutFile ? openSync(stdoutFile, 'w') : undefined;
+  const collector = spawn('cat', [], { stdio: ['pipe', kept ?? 'ignore', 'ignore'] });
+  if (kept !== undefined) closeSync(kept);
   if (!collector.stdin) throw new Error('the log collector has no standard input');
+  const collected = new Promise<void>((resolve) => collector.once('close', () => resolve()));
   const child = spawn(process.execPath, [...profile, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', collector.stdin, 'pipe'],
@@ -60,7 +65,7 @@ export async function startTarget(name: Target['name'], args: readonly string[],
   while (performance.now() < until) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} before it was ready:\n${stderr}`);
     if ((await statusOf(`${url}/readyz`)) === 200) {
-      return { name, label, url, process: child, readyMs: performance.now() - started };
+      return { name, label, url, process: child, readyMs: performance.now() - started, collected };
     }
     await sleep(2);
   }

@@ -106,6 +106,10 @@ class RequestScope implements CallScope {
     return this.timer.signal;
   }
 
+  track<T>(call: Promise<T>): Promise<T> {
+    return this.timer.track(call);
+  }
+
   /** Read when a write is made, not now: the idempotency step sets it on the record before execution. */
   beforeWrite(): Promise<void> | undefined {
     return this.request.record.beforeUpstreamWrite?.();
@@ -158,11 +162,16 @@ class RequestContext implements GatewayContext {
  * The request's deadline as the signal its upstream calls listen on, made on first use: most requests that call no
  * service never pay for one (on Node 20 each AbortSignal made outlives young-generation collections: a bare
  * `node:http` server making one per request copied 7 KB per scavenge without it, 1.5 MB with `AbortSignal.timeout`).
- * An AbortController with a plain timer, cleared when the request is recorded (docs/performance.md, the ledger).
+ * An AbortController with a plain timer, cleared once the request is recorded and its calls have settled
+ * (docs/performance.md, the ledger).
  */
 class RequestDeadline {
   private controller: AbortController | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** Calls not settled yet: one may outlive the request's answer (a sibling of a failed non-null field). */
+  private calls = 0;
+  private released = false;
+  private ended: (() => void) | undefined;
 
   constructor(readonly at: number) {}
 
@@ -178,8 +187,24 @@ class RequestDeadline {
     return controller.signal;
   }
 
-  /** The request is recorded: no call of it is left to abort. */
+  /** A call of the request: the deadline stays armed until it settles, even once the request is recorded. */
+  track<T>(call: Promise<T>): Promise<T> {
+    this.calls += 1;
+    const ended = (this.ended ??= () => {
+      this.calls -= 1;
+      if (this.released && this.calls === 0) this.clear();
+    });
+    call.then(ended, ended);
+    return call;
+  }
+
+  /** The request is recorded: the timer goes once no call of it is left to abort. */
   release(): void {
+    this.released = true;
+    if (this.calls === 0) this.clear();
+  }
+
+  private clear(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
   }

@@ -58,40 +58,52 @@ function linesOfOneTurn(): pino.DestinationStream & { flush(done?: () => void): 
   if (standardOutput) return standardOutput;
   let pending: string[] = [];
   let bytes = 0;
+  let scheduled = false;
+  // Set when standard output is gone (its reader closed the pipe): lines are dropped, never thrown at the logger's caller.
+  let closed = false;
   const flush = (done?: () => void) => {
+    scheduled = false;
     if (pending.length > 0) {
       const text = pending.length === 1 ? pending[0] : pending.join('');
       pending = [];
       bytes = 0;
-      writeAll(1, Buffer.from(text));
+      if (!closed) closed = !writeAll(1, Buffer.from(text));
     }
     done?.();
   };
   process.on('exit', () => flush());
   standardOutput = {
     write(line: string) {
-      if (pending.length === 0) setImmediate(flush);
+      if (closed) return;
       pending.push(line);
       bytes += line.length;
       if (bytes >= BUFFER_BYTES) flush();
+      else if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
     },
     flush,
   };
   return standardOutput;
 }
 
-/** Every byte of `buffer` to `fd`, waiting while a non-blocking pipe is full (as sonic-boom does) rather than dropping lines. */
-function writeAll(fd: number, buffer: Buffer): void {
+/**
+ * Every byte of `buffer` to `fd`, waiting while a non-blocking pipe is full (as sonic-boom does) rather than dropping
+ * lines; false when the descriptor refuses them for good (EPIPE: nobody reads it any more).
+ */
+function writeAll(fd: number, buffer: Buffer): boolean {
   let offset = 0;
   while (offset < buffer.length) {
     try {
       offset += writeSync(fd, buffer, offset);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'EAGAIN' && code !== 'EBUSY') throw err;
+      if (code !== 'EAGAIN' && code !== 'EBUSY') return false;
       Atomics.wait(PAUSE, 0, 0, BUSY_WRITE_PAUSE_MS);
     }
   }
+  return true;
 }
 
 /** One per process: every logger writing to standard output shares its buffer, so lines keep their order. */

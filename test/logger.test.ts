@@ -75,6 +75,23 @@ describe('createLogger on standard output', () => {
     }
   });
 
+  it('goes on when nobody reads standard output any more, dropping the lines', async () => {
+    const script = [
+      `const logger = require('./src/logger').createLogger({ level: 'info' });`,
+      // Lines each turn, and one turn's worth past the early-write size: both writes meet the closed pipe.
+      `let turns = 0;`,
+      `const timer = setInterval(() => { for (let i = 0; i < 200; i++) logger.info({ pad: 'x'.repeat(100) }, 'line');`,
+      `  if (++turns === 200) { clearInterval(timer); process.stderr.write('went on'); } }, 1);`,
+    ].join('\n');
+    const proc = spawn(process.execPath, ['--require', 'tsx/cjs', '-e', script], { cwd: join(__dirname, '..'), stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    proc.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
+    // The reader leaves after the first bytes.
+    proc.stdout.once('data', () => proc.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => proc.once('close', resolve));
+    expect([code, err]).toEqual([0, 'went on']);
+  });
+
   it('writes what is left when the process dies of an uncaught error', async () => {
     const proc = child(2, 'crash');
     let out = '';

@@ -89,8 +89,10 @@ async function readBody(req: IncomingMessage, limit: number): Promise<string> {
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size <= limit) return void chunks.push(chunk);
-      // As `for await` leaves a stream it stops reading: destroyed.
       done(tooLarge());
+      // As `for await` leaves a server request (Node's destroyer): unhooked from its socket, then destroyed, so the
+      // connection stays to carry the 413.
+      (req as { socket: unknown }).socket = null;
       req.destroy();
     };
     const onEnd = () => done();

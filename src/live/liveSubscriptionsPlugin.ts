@@ -130,7 +130,8 @@ function pollRead(options: LiveSubscriptionsOptions, request: GraphQLRequest, he
     // A poll serves every subscriber of its key: it continues none's trace (not even the first one's, where its timer began).
     outsideTraces(async () => {
       const record = createRequestRecord(undefined);
-      const response = await options.execute(request, options.context({ header, record }));
+      // Released once read, as the route releases a request's: its deadline's timer goes with its last call.
+      const response = await options.execute(request, options.context({ header, record })).finally(() => record.release?.release());
       const body = response.body.kind === 'single' ? response.body.singleResult : { errors: [{ message: 'Internal server error', extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } }] };
       const result: FormattedExecutionResult = { ...('data' in body ? { data: body.data } : {}), ...(body.errors ? { errors: body.errors } : {}) };
       return { result, upstreamCalls: upstreamCallCount(record.upstreamCalls) };

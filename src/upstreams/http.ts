@@ -46,6 +46,8 @@ export interface CallScope {
    * byte is sent. The idempotency step records here that a keyed mutation may reach the upstream. Undefined: go on.
    */
   beforeWrite?: () => Promise<void> | undefined;
+  /** Told of each call, which it returns: the deadline stays armed while one is unsettled. */
+  track?<T>(call: Promise<T>): Promise<T>;
 }
 
 /** What one call carries besides the request itself, from the request that makes it. */
@@ -189,7 +191,8 @@ export class ScopedCaller {
     const missing = this.credentials.missing(required);
     if (missing.length > 0) throw new MissingCredentialError(missing);
     const { sent, context } = (this.fixed ??= this.fix());
-    return this.http.call({ ...req, ...sent }, context);
+    const call = this.http.call({ ...req, ...sent }, context);
+    return this.scope.track ? this.scope.track(call) : call;
   }
 
   private fix(): Fixed {

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { SAMPLE } from '../../src/sandbox';
 import { BISTRO_NORD, LA_TERRAZZA, logLine, startStack, type Stack } from '../support/stack';
 import { leakedSecrets } from '../support/leaks';
@@ -53,6 +54,27 @@ describe('the HTTP layer', () => {
         body: JSON.stringify({ query: `{ employees { nodes { id } } }`, variables: { pad: 'x'.repeat(4096) } }),
       });
       expect(res.status).toBe(413);
+      expect(small.sandbox.requests).toHaveLength(0);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('refuses a chunked body (no Content-Length) with 413 once it passes the limit, before any upstream call', async () => {
+    const small = await startStack({ env: { MAX_BODY_BYTES: '2048' } });
+    try {
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request(`${small.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...LA_TERRAZZA } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        // Written in pieces without a length: Node's client sends it chunked, so the limit is met while reading.
+        const body = JSON.stringify({ query: `{ employees { nodes { id } } }`, variables: { pad: 'x'.repeat(4096) } });
+        req.write(body.slice(0, 1000));
+        setTimeout(() => req.end(body.slice(1000)), 20);
+      });
+      expect(status).toBe(413);
       expect(small.sandbox.requests).toHaveLength(0);
     } finally {
       await small.close();
