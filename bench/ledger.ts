@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { createSampleState } from '../src/sandbox';
 import { benchManifest } from './operations';
 import { cpuTimeMs, npmStartArgs, startTarget, startUpstreamsProcess, stopProcess, type Target } from './processes';
-import { benchNow, connectionHeaders, scenarioRequest, type ScenarioRequest } from './scenarios';
+import { FLOOR_REQUEST, benchNow, connectionHeaders, scenarioRequest, type ScenarioRequest } from './scenarios';
 import type { UpstreamPair } from './upstreams';
 import type { Profile, ProfileNode } from './cpuprofile';
 
@@ -179,9 +179,7 @@ async function run(): Promise<void> {
     if (!['S0', 'S1', 'S1d'].includes(scenario)) throw new Error(`BENCH_LEDGER_SCENARIO is S0, S1 or S1d, not ${scenario}`);
     // S0 (`{ __typename }`): the fixed cost of a request, no upstream call; S1: one venue's credentials (sharing on).
     const request: ScenarioRequest =
-      scenario === 'S0'
-        ? { method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) }
-        : scenarioRequest(scenario === 'S1' ? 'S1' : 'S1d', state);
+      scenario === 'S0' ? FLOOR_REQUEST : scenarioRequest(scenario === 'S1' ? 'S1' : 'S1d', state);
     const expectBody = await (await fetch(server.url + request.path, { method: 'POST', headers: request.headers, body: request.body })).text();
     await send(server, request, warmup, connections, expectBody, scenario === 'S1d');
     const cpuBefore = cpuTimeMs(server.process.pid) ?? NaN;

@@ -8,7 +8,7 @@ import { Pool } from 'undici';
 import { createSampleState } from '../src/sandbox';
 import { benchManifest, type ScenarioName } from './operations';
 import { cpuTimeMs, npmStartArgs, peakRssMiB, startTarget, startUpstreamsProcess, stopProcess, type Target } from './processes';
-import { benchNow, connectionHeaders, OWN_CREDENTIALS, scenarioRequest, type ScenarioRequest } from './scenarios';
+import { FLOOR_REQUEST, benchNow, connectionHeaders, OWN_CREDENTIALS, scenarioRequest, type ScenarioRequest } from './scenarios';
 import { CONTROL_PATH, type CallCounts, type UpstreamPair } from './upstreams';
 import { runVenueScreens, venueScreensRequests, type VenueScreensSide } from './venueScreens';
 
@@ -275,7 +275,7 @@ async function measureFloor(pair: UpstreamPair, control: Pool): Promise<Floor> {
   const targets: Target[] = [];
   try {
     for (const name of names) targets.push(await startTarget(name, ARGS[name], envOf(name, pair)));
-    const request: ScenarioRequest = { method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) };
+    const request = FLOOR_REQUEST;
     const expected = {} as Record<SideName, string>;
     for (const target of targets) expected[target.name] = await answer(target, request);
     if (!isDeepStrictEqual(JSON.parse(expected.gateway), JSON.parse(expected.mercurius))) throw new Error(`S0: the Mercurius reference answers ${expected.mercurius}, the gateway ${expected.gateway}`);

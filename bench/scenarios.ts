@@ -45,6 +45,9 @@ export function scenarioRequest(scenario: ScenarioName, state: SandboxState): Sc
   };
 }
 
+/** S0, `{ __typename }`: no upstream call, no field, so only each server's fixed cost per request. */
+export const FLOOR_REQUEST: ScenarioRequest = { method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) };
+
 /** The scenarios where each connection sends credentials of its own, so no in-flight join or kept answer applies. */
 export const OWN_CREDENTIALS: ReadonlySet<ScenarioName> = new Set(['S1d', 'S2d']);
 

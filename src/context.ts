@@ -62,7 +62,7 @@ export interface ContextRequest {
 /**
  * Credentials come from this request's headers only, and clients and loaders are new: nothing leaks between requests.
  * Built of class instances, without a closure over the request: with closures made here, each request's objects
- * outlived young-generation collections (2.9 MB surviving each scavenge on `{ __typename }`, 0.3 MB without).
+ * outlived young-generation collections (docs/performance.md, the ledger).
  */
 export function createContext(deps: ContextDeps, request: ContextRequest): GatewayContext {
   const deadline = new RequestDeadline(Date.now() + deps.config.requestTimeoutMs);
@@ -160,10 +160,9 @@ class RequestContext implements GatewayContext {
 
 /**
  * The request's deadline as the signal its upstream calls listen on, made on first use: most requests that call no
- * service never pay for one (on Node 20 each AbortSignal made outlives young-generation collections: a bare
- * `node:http` server making one per request copied 7 KB per scavenge without it, 1.5 MB with `AbortSignal.timeout`).
- * An AbortController with a plain timer, cleared once the request is recorded and its calls have settled
- * (docs/performance.md, the ledger).
+ * service never pay for one (on Node 20 an AbortSignal made per request outlives young-generation collections;
+ * docs/performance.md, the ledger). An AbortController with a plain timer, cleared once the request is recorded and
+ * its calls have settled, rather than `AbortSignal.timeout`.
  */
 class RequestDeadline {
   private controller: AbortController | undefined;
