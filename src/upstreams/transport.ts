@@ -59,22 +59,6 @@ export class WireMark {
   written = false;
 }
 
-// Undici calls `onRequestStart` on a connected socket just before writing, and nowhere else (not on a failed connect).
-const markWhenWritten: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => {
-  // `request()` hands its options to `dispatch` as given, `opaque` included, though DispatchOptions does not type it.
-  const mark = 'opaque' in opts ? opts.opaque : undefined;
-  if (mark instanceof WireMark) {
-    // The handler is this request's own (undici makes one per dispatch), so its start is wrapped in place.
-    const start = handler.onRequestStart?.bind(handler);
-    handler.onRequestStart = (controller, context) => {
-      start?.(controller, context);
-      // A request whose signal fired while it waited for a connection is aborted here, before a byte is written.
-      if (!controller.aborted) mark.written = true;
-    };
-  }
-  return dispatch(opts, handler);
-};
-
 /** Undici codes and socket errnos of no answer in time; other failures without an answer are failed connections. */
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 const CONNECTION_CODES = new Set(['UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'UND_ERR_DESTROYED', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
@@ -82,10 +66,9 @@ const CONNECTION_CODES = new Set(['UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'UND_ERR_D
 /** One upstream's keep-alive pool with time budgets and a body size cap; redirects are never followed. */
 export class UpstreamTransport {
   private readonly pool: Pool;
-  private readonly dispatcher: Dispatcher;
   private readonly prefix: string;
 
-  constructor(private readonly options: TransportOptions) {
+  constructor(options: TransportOptions) {
     const base = new URL(options.baseUrl);
     this.prefix = base.pathname.replace(/\/+$/, '');
     this.pool = new Pool(base.origin, {
@@ -94,38 +77,111 @@ export class UpstreamTransport {
       headersTimeout: options.headersTimeoutMs,
       bodyTimeout: options.bodyTimeoutMs,
       keepAliveTimeout: 10_000,
+      // Past the cap undici's parser fails the answer (UND_ERR_RES_EXCEEDED_MAX_SIZE) and closes the connection.
       maxResponseSize: options.maxResponseBytes,
     });
-    this.dispatcher = this.pool.compose(markWhenWritten);
   }
 
-  async send(req: TransportRequest, wire: WireMark): Promise<Answer> {
+  send(req: TransportRequest, wire: WireMark): Promise<Answer> {
+    if (req.signal?.aborted) return Promise.reject(abortReason(req.signal));
     const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
     let body: string | undefined;
     if (req.body !== undefined) {
       body = JSON.stringify(req.body);
       headers['content-type'] = 'application/json';
     }
-    const res = await this.dispatcher.request({
-      opaque: wire,
-      method: req.method,
-      path: this.prefix + req.path + queryString(req.query),
-      headers,
-      body,
-      signal: req.signal,
+    return new Promise((resolve, reject) => {
+      const reader = new AnswerReader(req, wire, resolve, reject);
+      this.pool.dispatch({ method: req.method, path: this.prefix + req.path + queryString(req.query), headers, body }, reader);
     });
-    if (req.ignoreSuccessBody && isSuccess(res.statusCode)) {
-      // Past the size cap undici closes the connection instead of draining on.
-      await res.body.dump({ limit: this.options.maxResponseBytes, ...(req.signal ? { signal: req.signal } : {}) });
-      return { status: res.statusCode, headers: res.headers, text: '' };
-    }
-    // Past the cap the pool's maxResponseSize fails the read (UND_ERR_RES_EXCEEDED_MAX_SIZE).
-    return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
   }
 
   close(): Promise<void> {
     return this.pool.close();
   }
+}
+
+/**
+ * One call's answer, read straight from undici's dispatch: no body stream, as every answer is read whole (undici's
+ * `request()` made a stream and a handler of its own for each call; what that cost is in `docs/performance.md`).
+ */
+class AnswerReader implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private status = 0;
+  private headers: Answer['headers'] = {};
+  private chunks: Buffer[] = [];
+  private signal: AbortSignal | undefined;
+  private readonly ignoreSuccessBody: boolean;
+
+  constructor(
+    req: Pick<TransportRequest, 'signal' | 'ignoreSuccessBody'>,
+    private wire: WireMark | undefined,
+    private resolve: ((answer: Answer) => void) | undefined,
+    private reject: ((err: unknown) => void) | undefined,
+  ) {
+    this.signal = req.signal;
+    this.ignoreSuccessBody = req.ignoreSuccessBody;
+    this.signal?.addEventListener('abort', this);
+  }
+
+  /** The signal fired: the call stops now, whether it is written, queued for a connection or reading. */
+  handleEvent(): void {
+    const reason = abortReason(this.signal);
+    this.controller?.abort(reason);
+    this.settle()?.reject(reason);
+  }
+
+  // Undici calls this on a connected socket just before writing, and nowhere else (not on a failed connect).
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    if (!this.wire) return controller.abort(abortReason(this.signal));
+    this.controller = controller;
+    this.wire.written = true;
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: Answer['headers']): void {
+    this.status = status;
+    this.headers = headers;
+    this.chunks = [];
+    // A 2xx body that means nothing is answered now and drained unread, so the connection can be reused (past the
+    // size cap undici closes it instead of draining on).
+    if (this.ignoreSuccessBody && isSuccess(status)) this.settle()?.resolve({ status, headers, text: '' });
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.wire) this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    const { status, headers, chunks } = this;
+    const settled = this.settle();
+    if (!settled) return;
+    const text = chunks.length === 0 ? '' : (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8');
+    // As undici's body.text(): a byte order mark is not part of the text.
+    settled.resolve({ status, headers, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    this.settle()?.reject(err);
+  }
+
+  /**
+   * The call's outcome, once; undefined once settled. Undici may hold a finished call's handler until its connection
+   * serves the next one, so nothing of the call stays here: kept, it survived young-generation collections.
+   */
+  private settle(): { resolve: (answer: Answer) => void; reject: (err: unknown) => void } | undefined {
+    const { resolve, reject } = this;
+    if (!resolve || !reject) return undefined;
+    this.signal?.removeEventListener('abort', this);
+    this.signal = this.wire = this.resolve = this.reject = this.controller = undefined;
+    this.chunks = [];
+    this.headers = {};
+    return { resolve, reject };
+  }
+}
+
+function abortReason(signal: AbortSignal | undefined): Error {
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error ? reason : new Error('the call was aborted');
 }
 
 /** Any failure of a call as an UpstreamError, by undici's stable error codes. */
