@@ -155,7 +155,7 @@ class AnswerReader implements Dispatcher.DispatchHandler {
     const { status, headers, chunks } = this;
     const settled = this.settle();
     if (!settled) return;
-    const text = chunks.length === 0 ? '' : (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8');
+    const text = chunks.length === 0 ? '' : (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8');
     // As undici's body.text(): a byte order mark is not part of the text.
     settled.resolve({ status, headers, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text });
   }
