@@ -124,15 +124,17 @@ class AnswerReader implements Dispatcher.DispatchHandler {
     this.signal?.addEventListener('abort', this);
   }
 
-  /** The signal fired: the call stops now, whether it is written, queued for a connection or reading. */
+  /** The signal fired: the call stops now, whether it is queued for a connection, written, or its body arriving. */
   handleEvent(): void {
     const reason = abortReason(this.signal);
     this.controller?.abort(reason);
-    this.settle()?.reject(reason);
+    this.outcome()?.reject(reason);
+    this.finish();
   }
 
   // Undici calls this on a connected socket just before writing, and nowhere else (not on a failed connect).
   onRequestStart(controller: Dispatcher.DispatchController): void {
+    // Failed while it waited for a connection (its deadline passed): never written.
     if (!this.wire) return controller.abort(abortReason(this.signal));
     this.controller = controller;
     this.wire.written = true;
@@ -142,40 +144,47 @@ class AnswerReader implements Dispatcher.DispatchHandler {
     this.status = status;
     this.headers = headers;
     this.chunks = [];
-    // A 2xx body that means nothing is answered now and drained unread, so the connection can be reused (past the
-    // size cap undici closes it instead of draining on).
-    if (this.ignoreSuccessBody && isSuccess(status)) this.settle()?.resolve({ status, headers, text: '' });
+    // A 2xx body that means nothing is answered now and drained unread, so the connection can be reused; past the
+    // size cap undici closes the connection instead, and the deadline still cuts a body that trickles on.
+    if (this.ignoreSuccessBody && isSuccess(status)) this.outcome()?.resolve({ status, headers, text: '' });
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.wire) this.chunks.push(chunk);
+    if (this.resolve) this.chunks.push(chunk);
   }
 
   onResponseEnd(): void {
     const { status, headers, chunks } = this;
-    const settled = this.settle();
-    if (!settled) return;
+    const outcome = this.outcome();
+    this.finish();
+    if (!outcome) return;
     const text = chunks.length === 0 ? '' : (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8');
     // As undici's body.text(): a byte order mark is not part of the text.
-    settled.resolve({ status, headers, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text });
+    outcome.resolve({ status, headers, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text });
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
-    this.settle()?.reject(err);
+    this.outcome()?.reject(err);
+    this.finish();
   }
 
   /**
-   * The call's outcome, once; undefined once settled. Undici may hold a finished call's handler until its connection
-   * serves the next one, so nothing of the call stays here: kept, it survived young-generation collections.
+   * The call's outcome, once; undefined once given. Undici may hold a finished call's handler until its connection
+   * serves the next one, so nothing of the answer stays here: kept, it survived young-generation collections.
    */
-  private settle(): { resolve: (answer: Answer) => void; reject: (err: unknown) => void } | undefined {
+  private outcome(): { resolve: (answer: Answer) => void; reject: (err: unknown) => void } | undefined {
     const { resolve, reject } = this;
     if (!resolve || !reject) return undefined;
-    this.signal?.removeEventListener('abort', this);
-    this.signal = this.wire = this.resolve = this.reject = this.controller = undefined;
+    this.wire = this.resolve = this.reject = undefined;
     this.chunks = [];
     this.headers = {};
     return { resolve, reject };
+  }
+
+  /** The call is over on the wire too: no listener left on the request's signal. */
+  private finish(): void {
+    this.signal?.removeEventListener('abort', this);
+    this.signal = this.controller = undefined;
   }
 }
 

@@ -59,6 +59,9 @@ describe('wireSignal', () => {
     controller.abort();
     await call;
     expect(records).toEqual([expect.objectContaining({ sent: false })]);
+    // Once the pool is done with it, it was still never written.
+    await client.close();
+    http = undefined;
     expect(server.requests).toHaveLength(0);
   });
 });
