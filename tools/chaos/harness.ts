@@ -151,16 +151,19 @@ export async function runChaos(options: ChaosOptions, janitor = new Janitor()): 
       // gw1 is slot 0. Wait until it has bookings upstream, one received under 250 ms ago, so that the kill lands
       // while they are held (two if that comes within 2 s; 5 s at most); those still held after it were in flight.
       const chosen = Date.now();
-      for (let ages = await held(); Date.now() - chosen < 5000; ages = await held()) {
+      let ages = await held();
+      for (; Date.now() - chosen < 5000; ages = await held()) {
         if (ages.length >= (Date.now() - chosen < 2000 ? 2 : 1) && Math.min(...ages) < 250) break;
         await sleep(5);
       }
       gateways.get('gw1')!.process.kill('SIGKILL');
       const killedAt = Date.now();
-      await exitOf(gateways.get('gw1')!.process);
+      // Counted at once, not after the exit event (which a busy machine may deliver after the holds have ended): a
+      // booking the proxy still holds was received before the kill and had no answer yet.
       const inFlight = (await held()).length;
+      await exitOf(gateways.get('gw1')!.process);
       run.killedInFlight = inFlight;
-      note(`gw1 killed with SIGKILL, ${inFlight} of its bookings in flight upstream`);
+      note(`gw1 killed with SIGKILL, ${inFlight} of its bookings in flight upstream (${ages.length} held when it was chosen, ${killedAt - chosen} ms into the wait${ages.length > 0 ? `, the youngest ${Math.min(...ages)} ms old` : ''})`);
 
       await at(options.at.rolling);
       note('rolling deploy: gw4 starts in place of gw2');
