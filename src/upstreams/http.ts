@@ -82,9 +82,18 @@ export class UpstreamHttp {
 
   /** Resolves the read body. Each attempt (a retry included) is one record. */
   call<T>(req: UpstreamRequest<T>, context: CallContext = {}): Promise<T> {
+    // No write hook for a call whose deadline has passed: ready() refuses it.
+    const ready = req.method === 'GET' || req.signal?.aborted ? undefined : context.beforeWrite?.();
+    return ready ? ready.then(() => this.ready(req, context)) : this.ready(req, context);
+  }
+
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  /** A call whose write hook (if any) has run, unless its deadline has passed meanwhile: shared, or the request's own. */
+  private ready<T>(req: UpstreamRequest<T>, context: CallContext): Promise<T> {
     if (req.signal?.aborted) return Promise.reject(deadlineError(this.service));
-    const ready = req.method === 'GET' ? undefined : context.beforeWrite?.();
-    if (ready) return ready.then(() => this.call(req, withoutBeforeWrite(context)));
     const { shared } = context;
     if (shared && req.method === 'GET' && req.response !== BODY_IGNORED.response) return this.sharedRead(req, context, shared);
     const done = this.execute(req, context, req.signal, (answer) => readBody(this.service, req, answer));
@@ -92,10 +101,6 @@ export class UpstreamHttp {
     // A write marks its scope once it has finished, whatever its outcome (a failed write may still have written),
     // before the resolver that made it returns, so before its GraphQL response is sent.
     return done.finally(() => shared.reads.mark(this.service, shared.credentialHash));
-  }
-
-  close(): Promise<void> {
-    return this.transport.close();
   }
 
   /** The attempts of one call under the resilience policies; `read` makes the value of a 2xx answer. */
@@ -229,11 +234,6 @@ class ServiceCallContext implements CallContext {
   beforeWrite(): Promise<void> | undefined {
     return this.scope.beforeWrite?.();
   }
-}
-
-/** The same context once the write hook has run (a class's methods do not survive a spread). */
-function withoutBeforeWrite(context: CallContext): CallContext {
-  return { requestId: context.requestId, secrets: context.secrets, shared: context.shared, record: (call) => context.record?.(call) };
 }
 
 /** The `response` of a call whose answer is read as a record of `schema` (see UpstreamRecord.of). */
