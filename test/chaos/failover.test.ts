@@ -55,7 +55,7 @@ describe('a Redis failover, a gateway killed mid-booking and a rolling restart, 
     const { run } = outcome!;
     // A kill that missed its moment fails with the run's timeline, which says what happened around it.
     const timeline = run.events.map((e) => `${e.atS.toFixed(1)} s ${e.what}`).join('\n');
-    if (!((run.killedInFlight ?? 0) > 0)) throw new Error(`no booking of gw1 was in flight when it was killed:\n${timeline}`);
+    if (!((run.killedInFlight ?? 0) > 0)) throw new Error(`no booking of the gateway killed was in flight when it was killed:\n${timeline}`);
     expect(run.drainedExitCode).toBe(0);
     expect(run.promotedAt).toBeDefined();
   });

@@ -51,7 +51,7 @@ export interface ChaosRun {
   /** When the Redis primary was killed, and when the Sentinels named another (ms since the epoch). */
   redisKilledAt?: number;
   promotedAt?: number;
-  /** Bookings in flight upstream on gw1 when it was killed. */
+  /** Bookings in flight upstream on the gateway killed with SIGKILL (gw1 or gw3) when it was killed. */
   killedInFlight?: number;
   /** gw2's exit code after SIGTERM (0: drained). */
   drainedExitCode?: number | null;
@@ -145,25 +145,34 @@ export async function runChaos(options: ChaosOptions, janitor = new Janitor()): 
     const run: ChaosRun = { options, startedAt, events, traffic, upstream: emptyReport(), upstreamAfterResend: emptyReport(), survivors: [], warnings: new Map() };
     const script = async () => {
       const at = async (s: number) => sleep(Math.max(0, startedAt + s * 1000 - Date.now()));
-      const held = async (): Promise<number[]> => ((await (await fetch(`${upstreams.addresses.controlUrl}/inflight`)).json()) as HeldPosts).ageMs[0] ?? [];
+      const held = async (): Promise<number[][]> => ((await (await fetch(`${upstreams.addresses.controlUrl}/inflight`)).json()) as HeldPosts).ageMs;
 
       await at(options.at.sigkill);
-      // gw1 is slot 0. Wait until it has bookings upstream, one received under 250 ms ago, so that the kill lands
-      // while they are held (two if that comes within 2 s; 5 s at most); those still held after it were in flight.
+      // The victim is gw1 (slot 0) or gw3 (slot 2; gw2 is the rolling deploy's), whichever first has bookings upstream,
+      // one received under 250 ms ago, so that the kill lands while they are held (two if that comes within 2 s; 5 s at
+      // most). Either, as round robin over a seeded mix of requests can leave one gateway without bookings for seconds.
+      const candidates = [
+        { name: 'gw1', slot: 0 },
+        { name: 'gw3', slot: 2 },
+      ];
+      const ready = (ages: number[], waitedMs: number) => ages.length >= (waitedMs < 2000 ? 2 : 1) && Math.min(...ages) < 250;
       const chosen = Date.now();
-      let ages = await held();
-      for (; Date.now() - chosen < 5000; ages = await held()) {
-        if (ages.length >= (Date.now() - chosen < 2000 ? 2 : 1) && Math.min(...ages) < 250) break;
+      let slots = await held();
+      for (; Date.now() - chosen < 5000; slots = await held()) {
+        if (candidates.some((c) => ready(slots[c.slot] ?? [], Date.now() - chosen))) break;
         await sleep(5);
       }
-      gateways.get('gw1')!.process.kill('SIGKILL');
+      const victim = candidates.find((c) => ready(slots[c.slot] ?? [], Date.now() - chosen)) ?? candidates[0];
+      const ages = slots[victim.slot] ?? [];
+      const killed = gateways.get(victim.name)!;
+      killed.process.kill('SIGKILL');
       const killedAt = Date.now();
       // Counted at once, not after the exit event (which a busy machine may deliver after the holds have ended): a
       // booking the proxy still holds was received before the kill and had no answer yet.
-      const inFlight = (await held()).length;
-      await exitOf(gateways.get('gw1')!.process);
+      const inFlight = ((await held())[victim.slot] ?? []).length;
+      await exitOf(killed.process);
       run.killedInFlight = inFlight;
-      note(`gw1 killed with SIGKILL, ${inFlight} of its bookings in flight upstream (${ages.length} held when it was chosen, ${killedAt - chosen} ms into the wait${ages.length > 0 ? `, the youngest ${Math.min(...ages)} ms old` : ''})`);
+      note(`${victim.name} killed with SIGKILL, ${inFlight} of its bookings in flight upstream (${ages.length} held when it was chosen, ${killedAt - chosen} ms into the wait${ages.length > 0 ? `, the youngest ${Math.min(...ages)} ms old` : ''})`);
 
       await at(options.at.rolling);
       note('rolling deploy: gw4 starts in place of gw2');
