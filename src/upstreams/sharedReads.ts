@@ -48,15 +48,73 @@ export interface SharedReadsOptions {
 
 /**
  * A read in flight: the one upstream call every request with its key waits for. It leaves `inFlight` when it settles,
- * is abandoned, or a write of its scope finishes; only an answer still there when it settles is kept.
+ * is abandoned, or a write of its scope finishes; only an answer still there when it settles is kept. Each request
+ * waits on a promise of its own (a Waiter), settled by the call or by the request's own signal, whichever is first.
  */
-interface InFlight {
-  readonly answer: Promise<Answer>;
-  readonly scope: string;
-  readonly controller: AbortController;
+class InFlight {
+  readonly controller = new AbortController();
   /** Requests still waiting for it; when none is left before it settles, the call is aborted. */
-  waiters: number;
-  settled: boolean;
+  readonly waiters: Waiter[] = [];
+  settled = false;
+
+  constructor(
+    readonly id: string,
+    readonly scope: string,
+    private readonly inFlight: Map<string, InFlight>,
+  ) {
+    inFlight.set(id, this);
+  }
+
+  /** Takes it out of `inFlight`; whether it was still there (no write of its scope came, not abandoned). */
+  leave(): boolean {
+    const current = this.inFlight.get(this.id) === this;
+    if (current) this.inFlight.delete(this.id);
+    return current;
+  }
+
+  /** No request waits any more: the call is cut, and a later request starts its own. */
+  abandon(): void {
+    this.leave();
+    this.controller.abort();
+  }
+
+  /** The call settled: every request still waiting gets its outcome. */
+  settle(ok: boolean, outcome: unknown): void {
+    this.settled = true;
+    for (const waiter of this.waiters.splice(0)) waiter.settle(ok, outcome);
+  }
+}
+
+/** One request waiting for a read: its own promise, rejected alone when its signal aborts first. */
+class Waiter {
+  resolve!: (answer: Answer) => void;
+  reject!: (err: unknown) => void;
+
+  constructor(
+    private readonly entry: InFlight,
+    private readonly signal: AbortSignal | undefined,
+    private readonly service: ServiceName,
+  ) {}
+
+  settle(ok: boolean, outcome: unknown): void {
+    this.signal?.removeEventListener('abort', this);
+    if (ok) this.resolve(outcome as Answer);
+    else this.reject(outcome);
+  }
+
+  /** The request's signal aborted: it stops waiting (a deadline error); the call goes on while others wait. */
+  handleEvent(): void {
+    this.signal?.removeEventListener('abort', this);
+    this.reject(deadlineError(this.service));
+    this.leave();
+  }
+
+  leave(): void {
+    const { waiters } = this.entry;
+    const at = waiters.indexOf(this);
+    if (at >= 0) waiters.splice(at, 1);
+    if (waiters.length === 0 && !this.entry.settled) this.entry.abandon();
+  }
 }
 
 /** A kept 2xx answer; `readAt` is when its read started, so its age never understates how old the data is. */
@@ -127,14 +185,7 @@ export class SharedReads {
     if (kept) return this.counted(key, { source: 'cache', ageMs: kept.ageMs, answer: Promise.resolve(kept.answer) });
     const joined = this.inFlight.get(id);
     const entry = joined ?? this.start(id, scopeOf(key), fetch);
-    entry.waiters += 1;
-    const answer = waitFor(entry.answer, options.signal, () => deadlineError(key.service));
-    const leave = () => {
-      entry.waiters -= 1;
-      if (entry.waiters === 0 && !entry.settled) this.abandon(id, entry);
-    };
-    answer.then(leave, leave);
-    return this.counted(key, { source: joined ? 'joined' : 'upstream', answer });
+    return this.counted(key, { source: joined ? 'joined' : 'upstream', answer: wait(entry, options.signal, key.service) });
   }
 
   /** A write of `service` with these credentials finished: what was read before it is not served later. */
@@ -164,25 +215,20 @@ export class SharedReads {
   }
 
   private start(id: string, scope: string, fetch: (signal: AbortSignal) => Promise<Answer>): InFlight {
-    const controller = new AbortController();
     const readAt = this.now();
-    const entry: InFlight = { answer: fetch(controller.signal), scope, controller, waiters: 0, settled: false };
-    this.inFlight.set(id, entry);
-    const settle = (): boolean => {
-      entry.settled = true;
-      const current = this.inFlight.get(id) === entry;
-      if (current) this.inFlight.delete(id);
-      return current;
-    };
+    const entry = new InFlight(id, scope, this.inFlight);
     // Failures are shared with the requests waiting now, never kept: the next request calls again.
-    entry.answer.then((answer) => settle() && this.keep(id, scope, answer, readAt), settle);
+    fetch(entry.controller.signal).then(
+      (answer) => {
+        if (entry.leave()) this.keep(id, scope, answer, readAt);
+        entry.settle(true, answer);
+      },
+      (err: unknown) => {
+        entry.leave();
+        entry.settle(false, err);
+      },
+    );
     return entry;
-  }
-
-  /** No request waits any more: the call is cut, and a later request starts its own. */
-  private abandon(id: string, entry: InFlight): void {
-    if (this.inFlight.get(id) === entry) this.inFlight.delete(id);
-    entry.controller.abort();
   }
 
   private keep(id: string, scope: string, answer: Answer, readAt: number): void {
@@ -221,16 +267,21 @@ export class SharedReads {
 const scopeOf = (key: ReadKey): string => `${key.service} ${key.credentialHash}`;
 const entryKey = (key: ReadKey): string => `${scopeOf(key)} GET ${key.target}`;
 
-/** `promise`, unless `signal` aborts first: then `onAbort()`'s error, leaving `promise` to others. */
-function waitFor<T>(promise: Promise<T>, signal: AbortSignal | undefined, onAbort: () => Error): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(onAbort());
-  let abort!: () => void;
-  const aborted = new Promise<never>((_, reject) => {
-    abort = () => reject(onAbort());
-    signal.addEventListener('abort', abort, { once: true });
+/** A request's wait for `entry`: it ends with the call, or alone when the request's signal aborts first. */
+function wait(entry: InFlight, signal: AbortSignal | undefined, service: ServiceName): Promise<Answer> {
+  const waiter = new Waiter(entry, signal, service);
+  const answer = new Promise<Answer>((resolve, reject) => {
+    waiter.resolve = resolve;
+    waiter.reject = reject;
   });
-  return Promise.race([promise, aborted]).finally(() => signal.removeEventListener('abort', abort));
+  if (signal?.aborted) {
+    waiter.reject(deadlineError(service));
+    waiter.leave();
+    return answer;
+  }
+  entry.waiters.push(waiter);
+  signal?.addEventListener('abort', waiter);
+  return answer;
 }
 
 /** The seconds of a request's `Cache-Control: max-age=N` (RFC 9111 §5.2.1), or 0 when no kept answer may be used. */
