@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import type DataLoader from 'dataloader';
 import type { ExecutionResult, getVariableValues, OperationDefinitionNode } from 'graphql';
 import type { Config } from './config';
@@ -10,6 +9,7 @@ import { checkById } from './loaders/checkById';
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './observability/metrics';
 import { requestTraceHeaders } from './observability/tracing';
+import { CallAbort, type CallSignal } from './upstreams/callSignal';
 import type { CallScope, UpstreamCallRecord, UpstreamHttp } from './upstreams/http';
 import type { DeviationSink } from './upstreams/record';
 import { requestMaxAgeSeconds } from './upstreams/sharedReads';
@@ -102,7 +102,7 @@ class RequestScope implements CallScope {
   }
 
   /** Made when the request first calls a service (a client reads it once per service it calls). */
-  get signal(): AbortSignal {
+  get signal(): CallSignal {
     return this.timer.signal;
   }
 
@@ -160,12 +160,12 @@ class RequestContext implements GatewayContext {
 
 /**
  * The request's deadline as the signal its upstream calls listen on, made on first use: most requests that call no
- * service never pay for one (on Node 20 an AbortSignal made per request outlives young-generation collections;
- * docs/performance.md, the ledger). An AbortController with a plain timer, cleared once the request is recorded and
- * its calls have settled, rather than `AbortSignal.timeout`.
+ * service never pay for one. A CallAbort with a plain timer, cleared once the request is recorded and its calls have
+ * settled: an AbortSignal per request outlived young-generation collections on Node 20, and kept what listened on it
+ * (docs/performance.md, the ledger).
  */
 class RequestDeadline {
-  private controller: AbortController | undefined;
+  private controller: CallAbort | undefined;
   private timer: NodeJS.Timeout | undefined;
   /** Calls not settled yet: one may outlive the request's answer (a sibling of a failed non-null field). */
   private calls = 0;
@@ -174,16 +174,14 @@ class RequestDeadline {
 
   constructor(readonly at: number) {}
 
-  get signal(): AbortSignal {
-    if (this.controller) return this.controller.signal;
-    const controller = (this.controller = new AbortController());
-    // Every upstream call of the request listens on this one signal (a day's list makes 31): no leak to warn of.
-    setMaxListeners(0, controller.signal);
+  get signal(): CallSignal {
+    if (this.controller) return this.controller;
+    const controller = (this.controller = new CallAbort());
     const abort = () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
     const remaining = this.at - Date.now();
     if (remaining <= 0) abort();
     else this.timer = setTimeout(abort, remaining).unref();
-    return controller.signal;
+    return controller;
   }
 
   /** A call of the request: the deadline stays armed until it settles, even once the request is recorded. */

@@ -3,6 +3,7 @@ import { callerHash, type ServiceCredentials } from '../credentials';
 import { InputError, MissingCredentialError } from '../errors/InputError';
 import { traceSharedRead, tracedSend } from '../observability/tracing';
 import type { ServiceName } from '../errors/UpstreamError';
+import type { CallSignal } from './callSignal';
 import { BODY_IGNORED, checkStatus, readBody, type Reading } from './answer';
 import type { UpstreamCallRecord, UpstreamEvents } from './events';
 import { UpstreamRecord, type DeviationSink, type Shape } from './record';
@@ -34,7 +35,7 @@ export interface CallScope {
   record?: (record: UpstreamCallRecord) => void;
   /** The request's deadline, epoch ms, and the signal that aborts at it. */
   deadline?: number;
-  signal?: AbortSignal;
+  signal?: CallSignal;
   /** Where the records of this request's answers report how they differ from the documents. */
   deviations?: DeviationSink;
   /** The gateway's shared reads; without them every call is the request's own. */
@@ -104,7 +105,7 @@ export class UpstreamHttp {
   }
 
   /** The attempts of one call under the resilience policies; `read` makes the value of a 2xx answer. */
-  private execute<R>(req: UpstreamRequest<unknown>, context: CallContext, signal: AbortSignal | undefined, read: (answer: Answer) => R): Promise<R> {
+  private execute<R>(req: UpstreamRequest<unknown>, context: CallContext, signal: CallSignal | undefined, read: (answer: Answer) => R): Promise<R> {
     const attempt = () => this.attempt({ ...req, signal }, context, read);
     if (!this.resilience) return attempt();
     return this.resilience.execute(req.method === 'GET', attempt, req.deadline ?? Number.POSITIVE_INFINITY, signal);
@@ -115,7 +116,7 @@ export class UpstreamHttp {
     const key: ReadKey = { service: this.service, route: req.route, target: req.path + queryString(req.query), credentialHash: shared.credentialHash };
     let own: { value: T } | undefined;
     // Read inside the attempt, so an unusable body is that attempt's failure (shared with the joiners), never kept.
-    const fetch = (signal: AbortSignal) => this.execute(req, context, signal, (answer) => ((own = { value: readBody(this.service, req, answer) }), answer));
+    const fetch = (signal: CallSignal) => this.execute(req, context, signal, (answer) => ((own = { value: readBody(this.service, req, answer) }), answer));
     const started = performance.now();
     const read = shared.reads.read(key, fetch, { signal: req.signal, maxAgeMs: shared.maxAgeMs });
     if (read.source === 'upstream') {

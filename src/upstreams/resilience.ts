@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BulkheadRejectedError, TaskCancelledError, bulkhead, type BulkheadPolicy } from 'cockatiel';
+import { BulkheadRejectedError, bulkhead, type BulkheadPolicy } from 'cockatiel';
 import { UpstreamError, type ServiceName } from '../errors/UpstreamError';
 import { CircuitOpenError, SamplingCircuitBreaker, SlidingWindow, type BreakerOptions, type BreakerOutcome, type CircuitStateName } from './circuitBreaker';
 import type { UpstreamEvents } from './events';
-import { deadlineError } from './transport';
+import type { CallSignal } from './callSignal';
 
 export type { BreakerOptions, CircuitStateName } from './circuitBreaker';
 
@@ -66,14 +66,14 @@ export class UpstreamResilience {
    * a loop rather than a cockatiel retry policy: one had to be built per call (its predicate and backoff depend on the
    * call's deadline and count), and building it cost more than the call's own transport.
    */
-  async execute<T>(idempotent: boolean, attempt: () => Promise<T>, deadline: number, signal?: AbortSignal): Promise<T> {
+  async execute<T>(idempotent: boolean, attempt: () => Promise<T>, deadline: number, signal?: CallSignal): Promise<T> {
     const { service, retry: options } = this.options;
     try {
-      if (!idempotent || options.maxRetries === 0) return await this.once(attempt, signal);
+      if (!idempotent || options.maxRetries === 0) return await this.once(attempt);
       this.budget.recordRequest();
       for (let retried = 0; ; ) {
         try {
-          return await this.once(attempt, signal);
+          return await this.once(attempt);
         } catch (err) {
           // Asked after the last attempt too: a retry that will not happen must not take from the budget.
           if (retried >= options.maxRetries || signal?.aborted || !(err instanceof Error) || !this.shouldRetry(err, deadline)) throw err;
@@ -84,8 +84,6 @@ export class UpstreamResilience {
         }
       }
     } catch (err) {
-      // A wait in the bulkhead's queue cut short by the deadline surfaces as cockatiel's cancellation.
-      if (err instanceof TaskCancelledError) throw deadlineError(service);
       if (err instanceof CircuitOpenError) {
         throw new UpstreamError(service, 'unavailable', { detail: 'its circuit is open after repeated failures; calls fail fast until it recovers' });
       }
@@ -97,8 +95,10 @@ export class UpstreamResilience {
   }
 
   /** One attempt through the breaker and the bulkhead. */
-  private once<T>(attempt: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-    return this.breaker.execute(() => this.bulkhead.execute(attempt, signal));
+  private once<T>(attempt: () => Promise<T>): Promise<T> {
+    // A call queued for a slot whose deadline passed meanwhile fails at its turn without a byte sent (the transport
+    // refuses a call whose signal has aborted).
+    return this.breaker.execute(() => this.bulkhead.execute(attempt));
   }
 
   /** Exponential backoff with full jitter before retry `retry` (1-based); an upstream's `Retry-After` wins; never past the deadline. */

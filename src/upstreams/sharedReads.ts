@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { RedisConnection } from '../redis/connection';
+import { CallAbort, type CallSignal } from './callSignal';
 import { deadlineError } from './transport';
 import type { ServiceName } from '../errors/UpstreamError';
 import type { Answer } from './transport';
@@ -18,7 +19,7 @@ export interface ReadKey {
 
 export interface ReadOptions {
   /** The request's own signal: when it aborts, this request stops waiting (others go on). */
-  signal?: AbortSignal;
+  signal?: CallSignal;
   /** Oldest kept answer the request accepts, in ms (its `Cache-Control: max-age`, capped); 0: none. */
   maxAgeMs: number;
 }
@@ -52,7 +53,7 @@ export interface SharedReadsOptions {
  * waits on a promise of its own (a Waiter), settled by the call or by the request's own signal, whichever is first.
  */
 class InFlight {
-  readonly controller = new AbortController();
+  readonly controller = new CallAbort();
   /** Requests still waiting for it; when none is left before it settles, the call is aborted. */
   readonly waiters: Waiter[] = [];
   settled = false;
@@ -92,7 +93,7 @@ class Waiter {
 
   constructor(
     private readonly entry: InFlight,
-    private readonly signal: AbortSignal | undefined,
+    private readonly signal: CallSignal | undefined,
     private readonly service: ServiceName,
   ) {}
 
@@ -179,7 +180,7 @@ export class SharedReads {
    * waits only until its own signal aborts, then fails alone; the shared call is aborted only when no request waits
    * any more. Its retries are bounded by the deadline of the request that started it (`fetch` closes over it).
    */
-  read(key: ReadKey, fetch: (signal: AbortSignal) => Promise<Answer>, options: ReadOptions): SharedRead {
+  read(key: ReadKey, fetch: (signal: CallSignal) => Promise<Answer>, options: ReadOptions): SharedRead {
     const id = entryKey(key);
     const kept = this.keptAnswer(id, options.maxAgeMs);
     if (kept) return this.counted(key, { source: 'cache', ageMs: kept.ageMs, answer: Promise.resolve(kept.answer) });
@@ -214,11 +215,11 @@ export class SharedReads {
     return this.kept?.calculatedSize ?? 0;
   }
 
-  private start(id: string, scope: string, fetch: (signal: AbortSignal) => Promise<Answer>): InFlight {
+  private start(id: string, scope: string, fetch: (signal: CallSignal) => Promise<Answer>): InFlight {
     const readAt = this.now();
     const entry = new InFlight(id, scope, this.inFlight);
     // Failures are shared with the requests waiting now, never kept: the next request calls again.
-    fetch(entry.controller.signal).then(
+    fetch(entry.controller).then(
       (answer) => {
         if (entry.leave()) this.keep(id, scope, answer, readAt);
         entry.settle(true, answer);
@@ -268,7 +269,7 @@ const scopeOf = (key: ReadKey): string => `${key.service} ${key.credentialHash}`
 const entryKey = (key: ReadKey): string => `${scopeOf(key)} GET ${key.target}`;
 
 /** A request's wait for `entry`: it ends with the call, or alone when the request's signal aborts first. */
-function wait(entry: InFlight, signal: AbortSignal | undefined, service: ServiceName): Promise<Answer> {
+function wait(entry: InFlight, signal: CallSignal | undefined, service: ServiceName): Promise<Answer> {
   const waiter = new Waiter(entry, signal, service);
   const answer = new Promise<Answer>((resolve, reject) => {
     waiter.resolve = resolve;

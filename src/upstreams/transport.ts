@@ -2,6 +2,7 @@ import { Pool, type Dispatcher } from 'undici';
 import { codeOf, nameOf } from '../errors/errorFields';
 import { UpstreamError, type ServiceName } from '../errors/UpstreamError';
 import { isSuccess } from './assumptions';
+import type { CallSignal } from './callSignal';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
@@ -36,7 +37,7 @@ export interface TransportRequest {
   headers: Record<string, string>;
   body?: unknown;
   /** Aborts the call when the GraphQL request's deadline passes. */
-  signal?: AbortSignal;
+  signal?: CallSignal;
   /** A 2xx body means nothing here: drained unread so the connection can be reused. */
   ignoreSuccessBody: boolean;
 }
@@ -110,7 +111,7 @@ class AnswerReader implements Dispatcher.DispatchHandler {
   private status = 0;
   private headers: Answer['headers'] = {};
   private chunks: Buffer[] = [];
-  private signal: AbortSignal | undefined;
+  private signal: CallSignal | undefined;
   private readonly ignoreSuccessBody: boolean;
 
   constructor(
@@ -188,13 +189,13 @@ class AnswerReader implements Dispatcher.DispatchHandler {
   }
 }
 
-function abortReason(signal: AbortSignal | undefined): Error {
+function abortReason(signal: CallSignal | undefined): Error {
   const reason: unknown = signal?.reason;
   return reason instanceof Error ? reason : new Error('the call was aborted');
 }
 
 /** Any failure of a call as an UpstreamError, by undici's stable error codes. */
-export function transportError(service: ServiceName, err: unknown, signal: AbortSignal | undefined): UpstreamError {
+export function transportError(service: ServiceName, err: unknown, signal: CallSignal | undefined): UpstreamError {
   if (err instanceof UpstreamError) return err;
   if (signal?.aborted) return deadlineError(service);
   const code = errorCode(err);

@@ -6,6 +6,7 @@ import { createUpstreams } from '../../src/upstreams';
 import { Check } from '../../src/upstreams/pos/dto';
 import { ReservationEnvelope } from '../../src/upstreams/reservation/dto';
 import { retryAfterMs } from '../../src/upstreams/answer';
+import { CallAbort } from '../../src/upstreams/callSignal';
 import { UpstreamHttp, type UpstreamRequest } from '../../src/upstreams/http';
 import { UpstreamResilience, type CircuitStateName, type ResilienceOptions } from '../../src/upstreams/resilience';
 import { refusedUrl, startFaultyUpstream, type FaultMode, type FaultyUpstream } from '../support/faultyUpstream';
@@ -380,6 +381,20 @@ describe('UpstreamResilience', () => {
       await expect(Promise.all(admitted)).resolves.toHaveLength(3);
       expect(upstream.requests).toHaveLength(3);
       expect(http.resilience?.circuitState).toBe('closed');
+    });
+
+    it('drops a queued call whose deadline passed while it waited: it fails as the deadline and never reaches the upstream', async () => {
+      const upstream = await faulty('hold');
+      const http = transport(upstream.url, resilience({ bulkhead: { maxConcurrent: 1, maxQueued: 1 } }));
+      const first = http.call(getCheck());
+      expect(await eventually(() => upstream.requests.length === 1)).toBe(true);
+      const deadline = new CallAbort();
+      const queued = failureOf(http.call(getCheck({ signal: deadline, deadline: Date.now() + 60_000 })));
+      deadline.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+      upstream.release();
+      await expect(first).resolves.toHaveProperty('id');
+      expect(await queued).toMatchObject({ failure: 'timeout', deadlineExceeded: true });
+      expect(upstream.requests).toHaveLength(1);
     });
 
     it('sheds a POST the same way', async () => {

@@ -14,6 +14,7 @@ import type { Answer } from '../../src/upstreams/transport';
 import { checkRecord, reservationRecord } from '../support/fixtures';
 import { eventually } from '../support/gatewayProcess';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../support/upstreamServer';
+import type { CallSignal } from '../../src/upstreams/callSignal';
 
 const FAILING_ID = randomUUID();
 const MISSING_ID = randomUUID();
@@ -241,12 +242,12 @@ describe('SharedReads', () => {
   const ok = (text: string): Answer => ({ status: 200, headers: {}, text });
 
   /** A fetch that resolves when told, and says whether its signal aborted. */
-  function pending(): { fetch: (signal: AbortSignal) => Promise<Answer>; resolve(answer: Answer): void; calls: number; aborted(): boolean } {
+  function pending(): { fetch: (signal: CallSignal) => Promise<Answer>; resolve(answer: Answer): void; calls: number; aborted(): boolean } {
     let resolve!: (answer: Answer) => void;
-    let signal: AbortSignal | undefined;
+    let signal: CallSignal | undefined;
     const handle = {
       calls: 0,
-      fetch: (s: AbortSignal) => {
+      fetch: (s: CallSignal) => {
         handle.calls += 1;
         signal = s;
         return new Promise<Answer>((r) => (resolve = r));

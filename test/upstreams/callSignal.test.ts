@@ -1,0 +1,43 @@
+import { CallAbort } from '../../src/upstreams/callSignal';
+
+describe('CallAbort', () => {
+  const listener = () => {
+    const heard: number[] = [];
+    return { heard, handleEvent: () => heard.push(heard.length + 1) };
+  };
+
+  it('tells each listener once, with its reason, and stays aborted', () => {
+    const abort = new CallAbort();
+    const [a, b] = [listener(), listener()];
+    abort.addEventListener('abort', a);
+    abort.addEventListener('abort', a);
+    abort.addEventListener('abort', b);
+    expect(abort.aborted).toBe(false);
+    const reason = new Error('deadline');
+    abort.abort(reason);
+    abort.abort(new Error('again'));
+    expect([a.heard, b.heard]).toEqual([[1], [1]]);
+    expect(abort).toMatchObject({ aborted: true, reason });
+  });
+
+  it('does not tell a listener that was removed, nor keep it', () => {
+    const abort = new CallAbort();
+    const [kept, removed] = [listener(), listener()];
+    abort.addEventListener('abort', removed);
+    abort.addEventListener('abort', kept);
+    abort.removeEventListener('abort', removed);
+    abort.abort();
+    expect([kept.heard, removed.heard]).toEqual([[1], []]);
+    expect(abort.reason).toMatchObject({ name: 'AbortError' });
+  });
+
+  it('lets a listener remove itself while it is told', () => {
+    const abort = new CallAbort();
+    const heard: string[] = [];
+    const first = { handleEvent: () => (heard.push('first'), abort.removeEventListener('abort', first)) };
+    abort.addEventListener('abort', first);
+    abort.addEventListener('abort', { handleEvent: () => heard.push('second') });
+    abort.abort();
+    expect(heard).toEqual(['first', 'second']);
+  });
+});
