@@ -30,12 +30,24 @@ export class CallAbort implements CallSignal {
     if (at >= 0) this.listeners.splice(at, 1);
   }
 
+  /**
+   * As EventTarget dispatches: each listener registered now is told unless removed meanwhile, and one that throws
+   * keeps none of the others from being told (the first error is thrown once all have been).
+   */
   abort(reason: unknown = new DOMException('This operation was aborted', 'AbortError')): void {
     if (this.aborted) return;
     this.aborted = true;
     this.reason = reason;
-    const listeners = this.listeners;
+    let failed: { err: unknown } | undefined;
+    for (const listener of [...this.listeners]) {
+      if (!this.listeners.includes(listener)) continue;
+      try {
+        listener.handleEvent();
+      } catch (err) {
+        failed ??= { err };
+      }
+    }
     this.listeners = [];
-    for (const listener of listeners) listener.handleEvent();
+    if (failed) throw failed.err;
   }
 }

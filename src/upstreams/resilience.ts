@@ -4,6 +4,7 @@ import { UpstreamError, type ServiceName } from '../errors/UpstreamError';
 import { CircuitOpenError, SamplingCircuitBreaker, SlidingWindow, type BreakerOptions, type BreakerOutcome, type CircuitStateName } from './circuitBreaker';
 import type { UpstreamEvents } from './events';
 import type { CallSignal } from './callSignal';
+import { deadlineError } from './transport';
 
 export type { BreakerOptions, CircuitStateName } from './circuitBreaker';
 
@@ -69,11 +70,11 @@ export class UpstreamResilience {
   async execute<T>(idempotent: boolean, attempt: () => Promise<T>, deadline: number, signal?: CallSignal): Promise<T> {
     const { service, retry: options } = this.options;
     try {
-      if (!idempotent || options.maxRetries === 0) return await this.once(attempt);
+      if (!idempotent || options.maxRetries === 0) return await this.once(attempt, signal);
       this.budget.recordRequest();
       for (let retried = 0; ; ) {
         try {
-          return await this.once(attempt);
+          return await this.once(attempt, signal);
         } catch (err) {
           // Asked after the last attempt too: a retry that will not happen must not take from the budget.
           if (retried >= options.maxRetries || signal?.aborted || !(err instanceof Error) || !this.shouldRetry(err, deadline)) throw err;
@@ -95,10 +96,9 @@ export class UpstreamResilience {
   }
 
   /** One attempt through the breaker and the bulkhead. */
-  private once<T>(attempt: () => Promise<T>): Promise<T> {
-    // A call queued for a slot whose deadline passed meanwhile fails at its turn without a byte sent (the transport
-    // refuses a call whose signal has aborted).
-    return this.breaker.execute(() => this.bulkhead.execute(attempt));
+  private once<T>(attempt: () => Promise<T>, signal: CallSignal | undefined): Promise<T> {
+    // A call queued for a slot whose deadline passed meanwhile fails at its turn, unrecorded and never sent.
+    return this.breaker.execute(() => this.bulkhead.execute(() => (signal?.aborted ? Promise.reject(deadlineError(this.options.service)) : attempt())));
   }
 
   /** Exponential backoff with full jitter before retry `retry` (1-based); an upstream's `Retry-After` wins; never past the deadline. */

@@ -62,9 +62,7 @@ class InFlight {
     readonly id: string,
     readonly scope: string,
     private readonly inFlight: Map<string, InFlight>,
-  ) {
-    inFlight.set(id, this);
-  }
+  ) {}
 
   /** Takes it out of `inFlight`; whether it was still there (no write of its scope came, not abandoned). */
   leave(): boolean {
@@ -218,11 +216,16 @@ export class SharedReads {
   private start(id: string, scope: string, fetch: (signal: CallSignal) => Promise<Answer>): InFlight {
     const readAt = this.now();
     const entry = new InFlight(id, scope, this.inFlight);
+    const answer = fetch(entry.controller);
+    this.inFlight.set(id, entry);
     // Failures are shared with the requests waiting now, never kept: the next request calls again.
-    fetch(entry.controller).then(
+    answer.then(
       (answer) => {
-        if (entry.leave()) this.keep(id, scope, answer, readAt);
-        entry.settle(true, answer);
+        try {
+          if (entry.leave()) this.keep(id, scope, answer, readAt);
+        } finally {
+          entry.settle(true, answer);
+        }
       },
       (err: unknown) => {
         entry.leave();

@@ -31,6 +31,29 @@ describe('CallAbort', () => {
     expect(abort.reason).toMatchObject({ name: 'AbortError' });
   });
 
+  it('does not tell a listener that an earlier one removed while it was told', () => {
+    const abort = new CallAbort();
+    const later = listener();
+    abort.addEventListener('abort', { handleEvent: () => abort.removeEventListener('abort', later) });
+    abort.addEventListener('abort', later);
+    abort.abort();
+    expect(later.heard).toEqual([]);
+  });
+
+  it('tells every listener when one throws, then throws its error', () => {
+    const abort = new CallAbort();
+    const after = listener();
+    const broken = new Error('listener broke');
+    abort.addEventListener('abort', {
+      handleEvent: () => {
+        throw broken;
+      },
+    });
+    abort.addEventListener('abort', after);
+    expect(() => abort.abort()).toThrow(broken);
+    expect([after.heard, abort.aborted]).toEqual([[1], true]);
+  });
+
   it('lets a listener remove itself while it is told', () => {
     const abort = new CallAbort();
     const heard: string[] = [];

@@ -383,17 +383,19 @@ describe('UpstreamResilience', () => {
       expect(http.resilience?.circuitState).toBe('closed');
     });
 
-    it('drops a queued call whose deadline passed while it waited: it fails as the deadline and never reaches the upstream', async () => {
+    it('fails a queued call whose deadline passed while it waited, at its turn: as the deadline, unrecorded and never sent', async () => {
       const upstream = await faulty('hold');
       const http = transport(upstream.url, resilience({ bulkhead: { maxConcurrent: 1, maxQueued: 1 } }));
       const first = http.call(getCheck());
       expect(await eventually(() => upstream.requests.length === 1)).toBe(true);
       const deadline = new CallAbort();
-      const queued = failureOf(http.call(getCheck({ signal: deadline, deadline: Date.now() + 60_000 })));
+      const records: unknown[] = [];
+      const queued = failureOf(http.call(getCheck({ signal: deadline, deadline: Date.now() + 60_000 }), { record: (call) => records.push(call) }));
       deadline.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
       upstream.release();
       await expect(first).resolves.toHaveProperty('id');
       expect(await queued).toMatchObject({ failure: 'timeout', deadlineExceeded: true });
+      expect(records).toEqual([]);
       expect(upstream.requests).toHaveLength(1);
     });
 

@@ -14,7 +14,7 @@ import type { Answer } from '../../src/upstreams/transport';
 import { checkRecord, reservationRecord } from '../support/fixtures';
 import { eventually } from '../support/gatewayProcess';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../support/upstreamServer';
-import type { CallSignal } from '../../src/upstreams/callSignal';
+import { CallAbort, type AbortListener, type CallSignal } from '../../src/upstreams/callSignal';
 
 const FAILING_ID = randomUUID();
 const MISSING_ID = randomUUID();
@@ -270,6 +270,55 @@ describe('SharedReads', () => {
     expect(call.aborted()).toBe(false);
     call.resolve(ok('{"id":"1"}'));
     await expect(first.answer).resolves.toMatchObject({ text: '{"id":"1"}' });
+  });
+
+  /** A request's deadline that shows what still listens on it. */
+  class ObservedAbort extends CallAbort {
+    readonly listening = new Set<AbortListener>();
+    override addEventListener(type: 'abort', listener: AbortListener): void {
+      this.listening.add(listener);
+      super.addEventListener(type, listener);
+    }
+    override removeEventListener(type: 'abort', listener: AbortListener): void {
+      this.listening.delete(listener);
+      super.removeEventListener(type, listener);
+    }
+  }
+
+  it("leaves nothing listening on a request's deadline once its reads settle, are cut by it, or are abandoned", async () => {
+    const reads = new SharedReads({ maxAgeSeconds: 0, maxBytes: 0 });
+    // One request reading two keys, and the same key twice (it joins itself), on one deadline.
+    const request = new ObservedAbort();
+    const [one, two] = [pending(), pending()];
+    const answers = [
+      reads.read(key('/checks/1'), one.fetch, { maxAgeMs: 0, signal: request }),
+      reads.read(key('/checks/1'), one.fetch, { maxAgeMs: 0, signal: request }),
+      reads.read(key('/checks/2'), two.fetch, { maxAgeMs: 0, signal: request }),
+    ].map((read) => read.answer);
+    expect([one.calls, two.calls, request.listening.size]).toEqual([1, 1, 3]);
+    one.resolve(ok('{"id":"1"}'));
+    two.resolve(ok('{"id":"2"}'));
+    await expect(Promise.all(answers)).resolves.toHaveLength(3);
+    expect(request.listening.size).toBe(0);
+
+    // Cut by its deadline while another request still waits: it leaves, the call goes on.
+    const call = pending();
+    const other = reads.read(key('/checks/3'), call.fetch, { maxAgeMs: 0 });
+    const cut = new ObservedAbort();
+    const joined = reads.read(key('/checks/3'), call.fetch, { maxAgeMs: 0, signal: cut });
+    cut.abort(new Error('deadline'));
+    await expect(joined.answer).rejects.toMatchObject({ deadlineExceeded: true });
+    expect([cut.listening.size, call.aborted()]).toEqual([0, false]);
+    call.resolve(ok('{"id":"3"}'));
+    await other.answer;
+
+    // The only request waiting is cut: the call is abandoned, and its own abort has no listener left either.
+    const alone = pending();
+    const only = new ObservedAbort();
+    const read = reads.read(key('/checks/4'), alone.fetch, { maxAgeMs: 0, signal: only });
+    only.abort(new Error('deadline'));
+    await expect(read.answer).rejects.toMatchObject({ deadlineExceeded: true });
+    expect([only.listening.size, alone.aborted()]).toEqual([0, true]);
   });
 
   it('aborts the call once no request waits for it, and the next request calls again', async () => {
