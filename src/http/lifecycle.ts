@@ -9,7 +9,15 @@ export type LifecycleState = 'starting' | 'ready' | 'draining' | 'stopped';
 /** The readiness of one HTTP server, the requests it has in flight, and its drain. */
 export class ServerLifecycle {
   private current: LifecycleState = 'starting';
-  private readonly inFlight = new Set<ServerResponse>();
+  /**
+   * The responses in flight, each in a slot of its own until it closes; a freed slot is reused. Not a Set: one that
+   * takes and drops a response per request rebuilds its table every few dozen requests, and an old table promoted to
+   * the old generation kept the responses it held (and all they reach) alive until a full collection
+   * (docs/performance.md).
+   */
+  private readonly inFlight: Array<ServerResponse | undefined> = [];
+  private readonly freeSlots: number[] = [];
+  private inFlightCount = 0;
   private readonly idleWaiters: Array<() => void> = [];
   /** Long-lived responses (subscription streams) and how to end each; set once the drain has ended them. */
   private readonly streams = new Map<ServerResponse, () => void>();
@@ -26,9 +34,11 @@ export class ServerLifecycle {
 
   /** Counts a request until its response closes (sent, or the client went away). */
   track(res: ServerResponse): void {
-    this.inFlight.add(res);
+    const slot = this.freeSlots.pop() ?? this.inFlight.length;
+    this.inFlight[slot] = res;
+    this.inFlightCount += 1;
     if (this.isDraining()) res.setHeader('connection', 'close');
-    res.once('close', () => this.settled(res));
+    res.once('close', () => this.settled(res, slot));
   }
 
   /**
@@ -37,7 +47,7 @@ export class ServerLifecycle {
    * WebSockets are closed with 1001.
    */
   hold(res: ServerResponse, end: () => void): void {
-    this.settled(res);
+    this.settled(res, this.inFlight.indexOf(res));
     // A client gone before its stream began has no 'close' left to come: nothing to keep.
     if (this.streamsEnded || res.destroyed || res.closed) return end();
     this.streams.set(res, end);
@@ -46,7 +56,7 @@ export class ServerLifecycle {
 
   /** Resolves once no request is in flight (at once when none is). */
   idle(): Promise<void> {
-    if (this.inFlight.size === 0) return Promise.resolve();
+    if (this.inFlightCount === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -58,7 +68,7 @@ export class ServerLifecycle {
   markDraining(): void {
     if (this.isDraining()) return;
     this.current = 'draining';
-    for (const res of this.inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+    for (const res of this.inFlight) if (res && !res.headersSent) res.setHeader('connection', 'close');
   }
 
   /** Lets the requests in flight finish, cuts those left after `timeoutMs`; resolves when the server is closed. */
@@ -74,7 +84,7 @@ export class ServerLifecycle {
       .then(() => server.closeAllConnections());
     let cut = 0;
     const timer = setTimeout(() => {
-      cut = this.inFlight.size;
+      cut = this.inFlightCount;
       server.closeAllConnections();
     }, timeoutMs);
     await closed;
@@ -83,9 +93,13 @@ export class ServerLifecycle {
     return { cut };
   }
 
-  private settled(res: ServerResponse): void {
-    if (!this.inFlight.delete(res)) return;
-    if (this.inFlight.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  /** `res` leaves its slot, if it still holds it (a held stream left it before it closes). */
+  private settled(res: ServerResponse, slot: number): void {
+    if (slot < 0 || this.inFlight[slot] !== res) return;
+    this.inFlight[slot] = undefined;
+    this.freeSlots.push(slot);
+    this.inFlightCount -= 1;
+    if (this.inFlightCount === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
   /** Ends every held stream; resolves once each response has closed. */

@@ -1,6 +1,9 @@
+import { EventEmitter } from 'node:events';
+import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config';
+import { ServerLifecycle } from '../../src/http/lifecycle';
 import { createLogger } from '../../src/logger';
 import { SAMPLE, startSandbox, type Sandbox } from '../../src/sandbox';
 import { createGateway, type Gateway } from '../../src/server';
@@ -115,5 +118,64 @@ describe('the gateway lifecycle', () => {
     expect(await outcome).toBe('cut');
     const line = harness.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => String(l.msg).startsWith('drain timeout'));
     expect(line).toMatchObject({ level: 40, requests: 1, drainTimeoutMs: 100 });
+  });
+});
+
+describe('ServerLifecycle, the requests in flight', () => {
+  /** A response as the lifecycle sees it: its close event, whether its headers went, the headers set on it. */
+  function response(headersSent = false) {
+    const headers: Record<string, string> = {};
+    const res = Object.assign(new EventEmitter(), {
+      headersSent,
+      destroyed: false,
+      closed: false,
+      setHeader: (name: string, value: string) => (headers[name] = value),
+    });
+    return { res: res as unknown as ServerResponse, headers, close: () => res.emit('close') };
+  }
+
+  const settledSoon = async (promise: Promise<void>): Promise<boolean> => {
+    let done = false;
+    void promise.then(() => (done = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    return done;
+  };
+
+  it('is idle once every response it counts has closed, its slots reused in between', async () => {
+    const lifecycle = new ServerLifecycle();
+    const [a, b, c] = [response(), response(), response()];
+    lifecycle.track(a.res);
+    lifecycle.track(b.res);
+    a.close();
+    lifecycle.track(c.res);
+    a.close();
+    expect(await settledSoon(lifecycle.idle())).toBe(false);
+    b.close();
+    expect(await settledSoon(lifecycle.idle())).toBe(false);
+    c.close();
+    expect(await settledSoon(lifecycle.idle())).toBe(true);
+  });
+
+  it("does not let a held stream's close settle the response that took its slot", async () => {
+    const lifecycle = new ServerLifecycle();
+    const [stream, next] = [response(), response()];
+    lifecycle.track(stream.res);
+    lifecycle.hold(stream.res, () => undefined);
+    lifecycle.track(next.res);
+    stream.close();
+    expect(await settledSoon(lifecycle.idle())).toBe(false);
+    next.close();
+    expect(await settledSoon(lifecycle.idle())).toBe(true);
+  });
+
+  it('asks the responses not yet begun to close their connection once draining, and those tracked after too', () => {
+    const lifecycle = new ServerLifecycle();
+    const [begun, waiting, closed] = [response(true), response(), response()];
+    for (const { res } of [begun, waiting, closed]) lifecycle.track(res);
+    closed.close();
+    lifecycle.markDraining();
+    const later = response();
+    lifecycle.track(later.res);
+    expect([begun.headers, waiting.headers, closed.headers, later.headers]).toEqual([{}, { connection: 'close' }, {}, { connection: 'close' }]);
   });
 });
