@@ -95,7 +95,7 @@ export class ServerLifecycle {
 
   /** `res` leaves its slot, if it still holds it (a held stream left it before it closes). */
   private settled(res: ServerResponse, slot: number): void {
-    if (slot < 0 || this.inFlight[slot] !== res) return;
+    if (this.inFlight[slot] !== res) return;
     this.inFlight[slot] = undefined;
     this.freeSlots.push(slot);
     this.inFlightCount -= 1;
