@@ -158,11 +158,13 @@ export async function runChaos(options: ChaosOptions, janitor = new Janitor()): 
       const ready = (ages: number[], waitedMs: number) => ages.length >= (waitedMs < 2000 ? 2 : 1) && Math.min(...ages) < 250;
       const chosen = Date.now();
       let slots = await held();
-      for (; Date.now() - chosen < 5000; slots = await held()) {
-        if (candidates.some((c) => ready(slots[c.slot] ?? [], Date.now() - chosen))) break;
+      let victim = candidates.find((c) => ready(slots[c.slot] ?? [], 0));
+      while (!victim && Date.now() - chosen < 5000) {
         await sleep(5);
+        slots = await held();
+        victim = candidates.find((c) => ready(slots[c.slot] ?? [], Date.now() - chosen));
       }
-      const victim = candidates.find((c) => ready(slots[c.slot] ?? [], Date.now() - chosen)) ?? candidates[0];
+      victim ??= candidates[0];
       const ages = slots[victim.slot] ?? [];
       const killed = gateways.get(victim.name)!;
       killed.process.kill('SIGKILL');
