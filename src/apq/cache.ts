@@ -2,6 +2,7 @@ import { InMemoryLRUCache, type KeyValueCache, type KeyValueCacheSetOptions } fr
 import type Redis from 'ioredis';
 import { refusal, type GraphqlResponse, type GraphqlStep } from '../pipeline/types';
 import type { RedisConnection } from '../redis/connection';
+import type { OperationRequest } from '../http/operationRequests';
 
 export interface PersistedQueryCacheOptions {
   /** Bytes of query text kept in this process. */
@@ -57,17 +58,19 @@ const APQ_PREFIX = 'apq:';
  * step, whose ids are resolved already.
  */
 export function persistedQueriesStep(cache: KeyValueCache<string>): GraphqlStep {
-  return async (request, next) => {
-    await Promise.all(
-      request.read.operations.map(async (op) => {
-        if (!op.wellFormed || op.resolvedBy || op.ask.kind !== 'id' || op.ask.via !== 'persistedQuery') return;
-        const text = await cache.get(APQ_PREFIX + op.ask.id);
-        if (text === undefined) return;
-        op.query = text;
-        op.resolvedBy = 'apq';
-      }),
-    );
-    return next();
+  const resolve = async (op: OperationRequest, id: string) => {
+    const text = await cache.get(APQ_PREFIX + id);
+    if (text === undefined) return;
+    op.query = text;
+    op.resolvedBy = 'apq';
+  };
+  return (request, next) => {
+    // Most requests name no hash: they pass on without a promise of this step's own.
+    let lookups: Array<Promise<void>> | undefined;
+    for (const op of request.read.operations) {
+      if (op.wellFormed && !op.resolvedBy && op.ask.kind === 'id' && op.ask.via === 'persistedQuery') (lookups ??= []).push(resolve(op, op.ask.id));
+    }
+    return lookups ? Promise.all(lookups).then(() => next()) : next();
   };
 }
 

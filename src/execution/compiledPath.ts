@@ -65,7 +65,8 @@ export function compiledPath(options: CompiledPathOptions): CompiledExecutor {
 
       return (async (): Promise<GraphqlResponse | undefined> => {
         // A spent budget is Apollo's to answer too: it reserves again, and answers 429 as it words errors.
-        if (await reserveUpstreamCalls(record, estimate)) return undefined;
+        const reserving = reserveUpstreamCalls(record, estimate);
+        if (reserving && (await reserving)) return undefined;
         const context = await request.context();
         // Timed from here, as Apollo's plugins time from requestDidStart (after the context).
         const started = performance.now();

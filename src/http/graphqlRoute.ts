@@ -9,7 +9,7 @@ import type { GatewayMetrics } from '../observability/metrics';
 import { endOperationSpan, withOperationSpan } from '../observability/tracing';
 import { oldestCachedAgeSeconds } from '../upstreams/events';
 import type { UpstreamCallRecord } from '../upstreams/http';
-import { createRequestRecord, recordLogFields, type OperationRecord, type RequestRecord } from '../pipeline/record';
+import { createRequestRecord, requestLogLine, type OperationRecord, type RequestRecord } from '../pipeline/record';
 import { answerOutcome, refusal, type AnswerOutcome, type CompiledExecutor, type GraphqlPipeline, type GraphqlRequest, type GraphqlResponse, type GraphqlStep } from '../pipeline/types';
 import { compress } from './compression';
 import { represent, type HttpAnswer } from './httpCaching';
@@ -129,22 +129,20 @@ export function graphqlRoute(options: GraphqlRouteOptions): GraphqlRoute {
     for (const op of operations) metrics.observeOperation(op.operationName, op.outcome, op.durationMs / 1000);
     const only = operations.length === 1 ? operations[0] : undefined;
     logger.info(
-      {
-        requestId: record.requestId,
-        ...recordLogFields(record),
+      requestLogLine(record, {
         operationName: only?.operationName ?? null,
         durationMs: roundMs(durationMs),
-        ...whole,
+        outcome: whole.outcome,
+        errorCodes: whole.errorCodes,
         // A WebSocket's subscription has no HTTP status of its own.
         httpStatus: record.stream?.transport === 'ws' ? undefined : response.status,
-        ...(only ? {} : { operations: operations.map(({ operationName, outcome, errorCodes }) => ({ operationName, outcome, errorCodes })) }),
+        operations: only ? undefined : operations.map(({ operationName, outcome, errorCodes }) => ({ operationName, outcome, errorCodes })),
         upstreamCalls: record.upstreamCalls.map(callSummary),
-      },
+      }),
       'graphql request',
     );
     // A batch shares one span; naming it after one of its operations would mislead.
-    const named = !batched && only?.type ? only : undefined;
-    endOperationSpan(whole, batched ? 'graphql batch' : named && `${named.type} ${named.operationName ?? ''}`.trimEnd(), named);
+    endOperationSpan(whole, batched, batched ? undefined : only);
   }
 
   const route = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {

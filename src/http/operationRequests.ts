@@ -138,14 +138,16 @@ function fromSearch(params: URLSearchParams): OperationRequest {
   return operation(fields, wellFormed, undefined);
 }
 
+/** One object literal of one shape, whatever was sent: conditional spreads cost more than the rest of the reading. */
 function operation(fields: Record<string, unknown>, wellFormed: boolean, sent: unknown): OperationRequest {
   const { query, operationName, variables, extensions } = fields;
   return {
-    ...(typeof query === 'string' ? { query } : {}),
-    ...(typeof operationName === 'string' ? { operationName } : {}),
-    ...(isPlainObject(variables) ? { variables } : {}),
-    ...(isPlainObject(extensions) ? { extensions } : {}),
+    query: typeof query === 'string' ? query : undefined,
+    operationName: typeof operationName === 'string' ? operationName : undefined,
+    variables: isPlainObject(variables) ? variables : undefined,
+    extensions: isPlainObject(extensions) ? extensions : undefined,
     ask: documentAsk(fields),
+    resolvedBy: undefined,
     wellFormed,
     sent,
   };

@@ -187,16 +187,15 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
     }
   }
 
-  return async (request, next) => {
-    const key = request.header('idempotency-key');
-    // Requests without the header never touch the store.
-    if (key === undefined) {
-      // IDEMPOTENCY_REQUIRED: a listed mutation without a key is refused, naming the header.
-      const ops = required.size === 0 ? [] : request.read.operations;
-      const field = ops.flatMap((op) => [...(mutationFields(op, maxLexicalTokens) ?? [])]).find((name) => required.has(name));
-      if (field) return refuse(request, 'missing', 400, ErrorCode.BAD_USER_INPUT, `${field} requires an Idempotency-Key header (a new unique key per intended request, the same key on its retries)`);
-      return next();
-    }
+  /** A request without the header never touches the store, and passes on without a promise of this step's own. */
+  const unkeyed: GraphqlStep = (request, next) => {
+    // IDEMPOTENCY_REQUIRED: a listed mutation without a key is refused, naming the header.
+    const field = required.size === 0 ? undefined : request.read.operations.flatMap((op) => [...(mutationFields(op, maxLexicalTokens) ?? [])]).find((name) => required.has(name));
+    if (field) return Promise.resolve(refuse(request, 'missing', 400, ErrorCode.BAD_USER_INPUT, `${field} requires an Idempotency-Key header (a new unique key per intended request, the same key on its retries)`));
+    return next();
+  };
+
+  const keyed = async (request: GraphqlRequest, next: () => Promise<GraphqlResponse>, key: string): Promise<GraphqlResponse> => {
     if (request.read.batched) {
       return refuse(request, 'invalid', 400, ErrorCode.BAD_USER_INPUT, 'Idempotency-Key is not accepted on a batched request: send each mutation on its own, with its own key');
     }
@@ -248,6 +247,11 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
     const headers = new Map<string, string>(contentType === undefined ? [] : [['content-type', contentType]]);
     headers.set('idempotent-replayed', 'true');
     return { status, headers, body, outcome: { outcome: outcome ?? (status < 400 ? 'success' : 'error'), errorCodes: errorCodes ?? [] } };
+  };
+
+  return (request, next) => {
+    const key = request.header('idempotency-key');
+    return key === undefined ? unkeyed(request, next) : keyed(request, next, key);
   };
 }
 

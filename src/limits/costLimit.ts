@@ -3,7 +3,7 @@ import { GraphQLError, getVariableValues, type GraphQLSchema, type OperationDefi
 import type { ClientMetrics } from '../clients/clientMetrics';
 import type { KnownClient } from '../pipeline/record';
 import type { GatewayContext } from '../context';
-import type { RequestRecord } from '../pipeline/record';
+import type { ClientRecord, RequestRecord } from '../pipeline/record';
 import { ErrorCode } from '../errors/codes';
 import { upstreamCallCount } from '../upstreams/events';
 import { actualCost, estimateCost, type CostEstimate, type ResolvedOperation } from './costEstimate';
@@ -71,14 +71,19 @@ export function judgeCost(limits: CostLimits, policy: ClientCostPolicy | undefin
 /**
  * Reserves an admitted estimate's upstream calls on the known client's budget before anything runs (once per
  * operation; the compiled executor's refusal is judged again by Apollo, which reserves then). The refusal is the
- * 429 `RATE_LIMITED` of a spent budget; the client step adds the RateLimit headers.
+ * 429 `RATE_LIMITED` of a spent budget; the client step adds the RateLimit headers. Undefined, without a promise,
+ * when there is nothing to reserve (no client budget, or no call).
  */
-export async function reserveUpstreamCalls(record: RequestRecord, estimate: CostEstimate): Promise<GraphQLError | undefined> {
+export function reserveUpstreamCalls(record: RequestRecord, estimate: CostEstimate): Promise<GraphQLError | undefined> | undefined {
   const state = record.client;
   if (!state?.reserveCalls || estimate.upstreamCalls <= 0) return undefined;
-  const reserved = await state.reserveCalls(estimate.upstreamCalls);
+  return settleReservation(state, state.reserveCalls(estimate.upstreamCalls), estimate.upstreamCalls);
+}
+
+async function settleReservation(state: ClientRecord, reservation: ReturnType<NonNullable<ClientRecord['reserveCalls']>>, calls: number): Promise<GraphQLError | undefined> {
+  const reserved = await reservation;
   if (reserved.allowed) {
-    state.reservedCalls = (state.reservedCalls ?? 0) + estimate.upstreamCalls;
+    state.reservedCalls = (state.reservedCalls ?? 0) + calls;
     return undefined;
   }
   state.refusedBy = 'upstream_budget';

@@ -87,10 +87,15 @@ export function outsideTraces<T>(fn: () => T): T {
   return context.with(ROOT_CONTEXT, fn);
 }
 
-/** Records how the request ended on its span, renamed after what it ran (`query Day`, `graphql batch`). */
-export function endOperationSpan({ outcome, errorCodes }: { outcome: string; errorCodes: readonly string[] }, name?: string, operation?: { type?: string; operationName: string | null }): void {
+/**
+ * Records how the request ended on its span, renamed after what it ran: `graphql batch`, or the one operation's type and
+ * name (`query Day`) when it has a type.
+ */
+export function endOperationSpan({ outcome, errorCodes }: { outcome: string; errorCodes: readonly string[] }, batched: boolean, operation?: { type?: string; operationName: string | null }): void {
+  if (!tracingOn) return;
   const span = trace.getActiveSpan();
   if (!span?.isRecording()) return;
+  const name = batched ? 'graphql batch' : operation?.type && `${operation.type} ${operation.operationName ?? ''}`.trimEnd();
   if (name) span.updateName(name);
   if (operation?.type) span.setAttribute(ATTR_GRAPHQL_OPERATION_TYPE, operation.type);
   if (operation?.operationName) span.setAttribute(ATTR_GRAPHQL_OPERATION_NAME, operation.operationName);

@@ -58,6 +58,9 @@ export function refusal(status: number, code: string, message: string, headers: 
 export function answerOutcome(record: RequestRecord, response: Pick<GraphqlResponse, 'outcome'>): AnswerOutcome {
   const ops = record.operations;
   if (ops.length === 0) return response.outcome ?? { outcome: 'error', errorCodes: [ErrorCode.INTERNAL_SERVER_ERROR] };
+  // Most requests: one operation, its codes already distinct or none.
+  const [only] = ops;
+  if (ops.length === 1 && only.errorCodes.length < 2) return { outcome: only.outcome, errorCodes: only.errorCodes };
   const outcome = ops.every((op) => op.outcome === 'success') ? 'success' : ops.every((op) => op.outcome === 'error') ? 'error' : 'partial';
   return { outcome, errorCodes: [...new Set(ops.flatMap((op) => op.errorCodes))] };
 }

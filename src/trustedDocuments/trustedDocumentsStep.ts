@@ -85,7 +85,8 @@ export function trustedDocumentsStep(options: TrustedDocumentsStepOptions): Grap
     return { kind: 'not_found' };
   };
 
-  return async (request, next) => {
+  // Not async: a request passes on to the next step without a promise of this one's own.
+  return (request, next) => {
     // A body Apollo will refuse anyway (not JSON, empty) has no operations to judge.
     const asked = request.read.operations;
     if (asked.length === 0) return next();
@@ -95,7 +96,7 @@ export function trustedDocumentsStep(options: TrustedDocumentsStepOptions): Grap
     request.record.document = { trusted: verdicts.every((v) => v.kind === 'trusted'), hashes };
     if (refused) {
       counter?.inc({ document: refused.kind });
-      return refused.kind === 'not_found' ? persistedQueryNotFound() : refusal(400, 'PERSISTED_QUERY_NOT_IN_LIST', NOT_IN_LIST);
+      return Promise.resolve(refused.kind === 'not_found' ? persistedQueryNotFound() : refusal(400, 'PERSISTED_QUERY_NOT_IN_LIST', NOT_IN_LIST));
     }
     verdicts.forEach((v, i) => {
       if (v.kind !== 'apollo') counter?.inc({ document: v.kind });

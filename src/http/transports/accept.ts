@@ -7,6 +7,8 @@ export type SubscriptionWire = 'sse' | 'multipart';
  * it); undefined when it asks for neither (a plain JSON client, or `@defer`'s `multipart/mixed;deferSpec=…`).
  */
 export function subscriptionWire(accept: string | undefined): SubscriptionWire | undefined {
+  // Most requests ask for JSON: neither type is named, so no range can match.
+  if (!accept || !/event-stream|multipart\/mixed/i.test(accept)) return undefined;
   for (const range of (accept ?? '').toLowerCase().split(',')) {
     const [type = '', ...params] = range.split(';').map((part) => part.trim());
     if (params.some((p) => /^q=0(\.0*)?$/.test(p))) continue;
