@@ -181,10 +181,10 @@ async function run(): Promise<void> {
     const request: ScenarioRequest =
       scenario === 'S0' ? FLOOR_REQUEST : scenarioRequest(scenario === 'S1' ? 'S1' : 'S1d', state);
     const expectBody = await (await fetch(server.url + request.path, { method: 'POST', headers: request.headers, body: request.body })).text();
-    await send(server, request, warmup, connections, expectBody, scenario === 'S1d');
+    await sendExactly(server, request, warmup, connections, expectBody, scenario === 'S1d');
     const cpuBefore = cpuTimeMs(server.process.pid) ?? NaN;
     const started = performance.now();
-    await send(server, request, requests, connections, expectBody, scenario === 'S1d');
+    await sendExactly(server, request, requests, connections, expectBody, scenario === 'S1d');
     const cpuMs = (cpuTimeMs(server.process.pid) ?? NaN) - cpuBefore;
     const seconds = (performance.now() - started) / 1000;
     await stopProcess(server.process);
@@ -227,8 +227,8 @@ function scavengesOf(trace: string, requests: number): string {
   );
 }
 
-/** Exactly `amount` requests over `connections` connections, connection n with credentials of its own. */
-async function send(server: Target, request: ScenarioRequest, amount: number, connections: number, expectBody: string, own: boolean): Promise<void> {
+/** Exactly `amount` requests over `connections` connections, connection n with credentials of its own (`own`). */
+export async function sendExactly(server: Target, request: ScenarioRequest, amount: number, connections: number, expectBody: string, own: boolean): Promise<void> {
   let connection = 0;
   const result = await autocannon({
     url: server.url + request.path,

@@ -1,0 +1,79 @@
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createSampleState } from '../src/sandbox';
+import { sendExactly } from './ledger';
+import { benchManifest } from './operations';
+import { cpuTimeMs, npmStartArgs, startTarget, startUpstreamsProcess, stopProcess } from './processes';
+import { FLOOR_REQUEST, benchNow, scenarioRequest, type ScenarioRequest } from './scenarios';
+import type { UpstreamPair } from './upstreams';
+
+/**
+ * Two builds of the gateway measured at the same time: what one change buys, within the noise of a shared machine.
+ *
+ * `node dist/bench/sideBySide.js <checkout A> <checkout B>` (each built: `npm run build`; a `git worktree` of the
+ * commit before serves as A) starts the bench upstreams and both gateways with the production settings, then loads
+ * both at once, round after round, with the same requests, and prints each one's process CPU (/proc) per request and
+ * the ratio B/A per round and as a median. Run one after the other, two runs of the same build differed by up to 25 %
+ * here as the machine's other load came and went; run side by side, both meet the same load, and an A/A run's ratio
+ * stays within a few per cent. Every answer must equal the first one A gave.
+ *
+ * BENCH_SIDE_SCENARIO: S0, S1 or S1d (default); BENCH_SIDE_ROUNDS (5); BENCH_SIDE_REQUESTS per round and side (8000);
+ * BENCH_CONNECTIONS per side (16).
+ */
+
+const SCENARIOS = ['S0', 'S1', 'S1d'] as const;
+
+async function run(): Promise<void> {
+  const [a, b] = process.argv.slice(2).map((dir) => resolve(dir));
+  if (!a || !b) throw new Error('usage: node dist/bench/sideBySide.js <checkout A> <checkout B>');
+  const scenario = process.env.BENCH_SIDE_SCENARIO ?? 'S1d';
+  if (!(SCENARIOS as readonly string[]).includes(scenario)) throw new Error(`BENCH_SIDE_SCENARIO is one of ${SCENARIOS.join(', ')}, not ${scenario}`);
+  const rounds = Number(process.env.BENCH_SIDE_ROUNDS ?? 5);
+  const requests = Number(process.env.BENCH_SIDE_REQUESTS ?? 8000);
+  const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
+  const now = benchNow();
+  const manifest = join(__dirname, 'trusted-documents.json');
+  writeFileSync(manifest, benchManifest());
+  const upstreams = await startUpstreamsProcess<{ fast: UpstreamPair }>(join(__dirname, 'upstreamsMain.js'), [now.toISOString()]);
+  const pair = upstreams.addresses.fast;
+  const env = { NODE_ENV: 'production', SINGLE_REPLICA: 'true', RESERVATION_BASE_URL: pair.reservationUrl, POS_BASE_URL: pair.posUrl, SHUTDOWN_DELAY_MS: '0', TRUSTED_DOCUMENTS: manifest, SERVER_MAX_REQUESTS_PER_SOCKET: '0' };
+  const sides = [await startTarget('gateway', npmStartArgs(a), env, 'A'), await startTarget('gateway', npmStartArgs(b), env, 'B')];
+  try {
+    const request: ScenarioRequest = scenario === 'S0' ? FLOOR_REQUEST : scenarioRequest(scenario === 'S1' ? 'S1' : 'S1d', createSampleState({ now }));
+    const own = scenario === 'S1d';
+    const answer = async (url: string) => (await fetch(url + request.path, { method: request.method, headers: request.headers, body: request.body })).text();
+    const expectBody = await answer(sides[0].url);
+    if ((await answer(sides[1].url)) !== expectBody) throw new Error('A and B answer the request differently');
+    const both = (amount: number) => Promise.all(sides.map((side) => sendExactly(side, request, amount, connections, expectBody, own)));
+    await both(Math.ceil(requests / 2));
+    log(`${scenario}, ${rounds} rounds of ${requests} requests to each side at once, ${connections} connections each\nA ${a}\nB ${b}`);
+    const ratios: number[] = [];
+    const perRequest: number[][] = [[], []];
+    for (let round = 1; round <= rounds; round++) {
+      const before = sides.map((side) => cpuTimeMs(side.process.pid) ?? NaN);
+      await both(requests);
+      const us = sides.map((side, i) => ((1000 * ((cpuTimeMs(side.process.pid) ?? NaN) - before[i])) / requests));
+      us.forEach((value, i) => perRequest[i].push(value));
+      ratios.push(us[1] / us[0]);
+      log(`round ${round}: A ${us[0].toFixed(0)} µs, B ${us[1].toFixed(0)} µs CPU per request; B/A ${(us[1] / us[0]).toFixed(3)}`);
+    }
+    log(`median: A ${median(perRequest[0]).toFixed(0)} µs, B ${median(perRequest[1]).toFixed(0)} µs; B/A ${median(ratios).toFixed(3)} (lowest ${Math.min(...ratios).toFixed(3)}, highest ${Math.max(...ratios).toFixed(3)})`);
+  } finally {
+    await Promise.all([...sides.map((side) => stopProcess(side.process)), stopProcess(upstreams.process)]);
+  }
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function log(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+run().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});
