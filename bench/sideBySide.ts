@@ -14,8 +14,9 @@ import type { UpstreamPair } from './upstreams';
  * commit before serves as A) starts the bench upstreams and both gateways with the production settings, then loads
  * both at once, round after round, with the same requests, and prints each one's process CPU (/proc) per request and
  * the ratio B/A per round and as a median. Run one after the other, two runs of the same build differed by up to 25 %
- * here as the machine's other load came and went; run side by side, both meet the same load, and an A/A run's ratio
- * stays within a few per cent. Every answer must equal the first one A gave.
+ * here as the machine's other load came and went; run side by side, both meet the same load: an A/A run's rounds
+ * stayed between 0.89 and 1.05 (median 1.03), so read the median and how many rounds agree. Every answer must equal
+ * the first one A gave.
  *
  * BENCH_SIDE_SCENARIO: S0, S1 or S1d (default); BENCH_SIDE_ROUNDS (5); BENCH_SIDE_REQUESTS per round and side (8000);
  * BENCH_CONNECTIONS per side (16).

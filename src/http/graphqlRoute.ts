@@ -142,7 +142,7 @@ export function graphqlRoute(options: GraphqlRouteOptions): GraphqlRoute {
       'graphql request',
     );
     // A batch shares one span; naming it after one of its operations would mislead.
-    endOperationSpan(whole, batched, batched ? undefined : only);
+    endOperationSpan(whole, batched, batched || !only?.type ? undefined : only);
   }
 
   const route = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
