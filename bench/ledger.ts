@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createSampleState } from '../src/sandbox';
 import { benchManifest } from './operations';
-import { cpuTimeMs, npmStartArgs, startTarget, startUpstreamsProcess, stopProcess, type Target } from './processes';
+import { TRUSTED_MANIFEST, cpuTimeMs, gatewayEnv, npmStartArgs, startTarget, startUpstreamsProcess, stopProcess, type Target } from './processes';
 import { FLOOR_REQUEST, benchNow, connectionHeaders, scenarioRequest, type ScenarioRequest } from './scenarios';
 import type { UpstreamPair } from './upstreams';
 import type { Profile, ProfileNode } from './cpuprofile';
@@ -155,8 +155,7 @@ async function run(): Promise<void> {
   const target = process.env.BENCH_LEDGER_TARGET === 'mercurius' ? 'mercurius' : 'gateway';
   const now = benchNow();
   const state = createSampleState({ now });
-  const manifest = join(__dirname, 'trusted-documents.json');
-  writeFileSync(manifest, benchManifest());
+  writeFileSync(TRUSTED_MANIFEST, benchManifest());
   const upstreams = await startUpstreamsProcess<{ fast: UpstreamPair }>(join(__dirname, 'upstreamsMain.js'), [now.toISOString()]);
   const profiles = mkdtempSync(join(tmpdir(), 'tablegraph-ledger-'));
   // BENCH_LEDGER_PROFILE=false: the /proc figure alone, without the profiler's own cost.
@@ -166,7 +165,7 @@ async function run(): Promise<void> {
   const extra = Object.fromEntries((process.env.BENCH_LEDGER_ENV ?? '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
   const env: Record<string, string> =
     target === 'gateway'
-      ? { NODE_ENV: 'production', SINGLE_REPLICA: 'true', RESERVATION_BASE_URL: pair.reservationUrl, POS_BASE_URL: pair.posUrl, SHUTDOWN_DELAY_MS: '0', TRUSTED_DOCUMENTS: manifest, SERVER_MAX_REQUESTS_PER_SOCKET: '0', ...extra }
+      ? { ...gatewayEnv(pair), ...extra }
       : { RESERVATION_BASE_URL: pair.reservationUrl, POS_BASE_URL: pair.posUrl };
   const script = target === 'gateway' ? npmStartArgs(ROOT) : [join(__dirname, 'mercuriusMain.js')];
   // BENCH_LEDGER_GC=true: V8's trace of each collection (to the collector's file), summed up below.

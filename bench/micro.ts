@@ -20,10 +20,10 @@ import { benchNow } from './scenarios';
 /**
  * `npm run bench:micro`: the pieces of one request that the optimisations in docs/performance.md changed, each timed
  * alone in this process (warm, medians of 5 batches): execution of S1's full Check by graphql-js and by graphql-jit,
- * the writing of its answer by JSON.stringify,
- * the check's JSON parse and zod check, one request log line with the old wildcard redaction and the current one,
- * the document phase a trusted id skips beside what the trusted documents step costs, and what compressing a large
- * answer costs (every reservation and check of the sample venue as one JSON body) by coding.
+ * the writing of its answer by JSON.stringify, the check's JSON parse and zod check, one request log line with the old
+ * wildcard redaction and the current one, the reading of a request body into its operations, the document phase a
+ * trusted id skips beside what the trusted documents step costs, and what compressing a large answer costs (every
+ * reservation and check of the sample venue as one JSON body) by coding.
  */
 const BATCH = 5000;
 
@@ -81,6 +81,12 @@ async function main(): Promise<void> {
   const step = trustedDocumentsStep({ operations: new Map([[id, { id, name: 'BenchCheck', type: 'query', body: OPERATIONS.S1.query, source: 'bench' }]]) });
   const respond = () => Promise.resolve({ status: 200, headers: new Map<string, string>(), body: '' });
   const through = (body: string) => () => step({ method: 'POST', read: operationsOfBody(JSON.parse(body) as unknown), record: createRequestRecord('bench') } as GraphqlRequest, respond);
+  // The route's reading of a POST body into its operations, before any step.
+  const floor = JSON.stringify({ query: '{ __typename }' });
+  const s1 = requestBody('S1', variables);
+  await time('request body read: JSON.parse + operationsOfBody, { __typename }', () => operationsOfBody(JSON.parse(floor) as unknown));
+  await time('request body read: JSON.parse + operationsOfBody, S1 as text', () => operationsOfBody(JSON.parse(s1) as unknown));
+  await time('JSON.parse alone, S1 as text', () => JSON.parse(s1));
   await time('trusted documents step, S1 by id (JSON body parse, lookup, rewrite)', through(requestBody('S1id', variables)));
   await time('trusted documents step, S1 as text (JSON body parse, hash, log fields)', through(requestBody('S1', variables)));
 

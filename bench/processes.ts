@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { UpstreamPair } from './upstreams';
 
 /** A server under test, in a process of its own. */
 export interface Target {
@@ -177,4 +178,30 @@ export function startUpstreamsProcess<T>(entry: string, args: string[]): Promise
     });
     child.once('exit', (code) => reject(new Error(`bench upstreams exited with ${code}`)));
   });
+}
+
+/** Where the bench writes the trusted-document manifest (`benchManifest()`) that the gateway is started with. */
+export const TRUSTED_MANIFEST = join(__dirname, 'trusted-documents.json');
+
+/**
+ * The gateway's environment as production sets it; BENCH_GATEWAY_NODE_OPTIONS passes the Node flags NODE_OPTIONS
+ * allows to it (experiments).
+ */
+export function gatewayEnv(pair: UpstreamPair): Record<string, string> {
+  // Trusted documents in the default mode (log), as a production gateway serving apps by id runs.
+  const env: Record<string, string> = { NODE_ENV: 'production', SINGLE_REPLICA: 'true', RESERVATION_BASE_URL: pair.reservationUrl, POS_BASE_URL: pair.posUrl, SHUTDOWN_DELAY_MS: '0', TRUSTED_DOCUMENTS: TRUSTED_MANIFEST };
+  // autocannon keeps sending on a connection the server asked to close (`connection: close` after
+  // SERVER_MAX_REQUESTS_PER_SOCKET requests), and Node answers those 503; a real client opens a new connection.
+  env.SERVER_MAX_REQUESTS_PER_SOCKET = '0';
+  if (process.env.BENCH_GATEWAY_NODE_OPTIONS) env.NODE_OPTIONS = process.env.BENCH_GATEWAY_NODE_OPTIONS;
+  // What the compiled path buys: BENCH_COMPILED_PATH=false runs every request through Apollo.
+  if (process.env.BENCH_COMPILED_PATH) env.COMPILED_PATH = process.env.BENCH_COMPILED_PATH;
+  return env;
+}
+
+/** The middle value (the mean of the two middle ones for an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }

@@ -7,7 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Pool } from 'undici';
 import { createSampleState } from '../src/sandbox';
 import { benchManifest, type ScenarioName } from './operations';
-import { cpuTimeMs, npmStartArgs, peakRssMiB, startTarget, startUpstreamsProcess, stopProcess, type Target } from './processes';
+import { TRUSTED_MANIFEST, cpuTimeMs, gatewayEnv, median, npmStartArgs, peakRssMiB, startTarget, startUpstreamsProcess, stopProcess, type Target } from './processes';
 import { FLOOR_REQUEST, benchNow, connectionHeaders, OWN_CREDENTIALS, scenarioRequest, type ScenarioRequest } from './scenarios';
 import { CONTROL_PATH, type CallCounts, type UpstreamPair } from './upstreams';
 import { runVenueScreens, venueScreensRequests, type VenueScreensSide } from './venueScreens';
@@ -44,7 +44,6 @@ const SIDES = ['gateway', 'mercurius', 'baseline'] as const;
 type SideName = (typeof SIDES)[number];
 const UPSTREAMS = join(__dirname, 'upstreamsMain.js');
 /** The trusted documents the gateway loads (S1id's document), written at the start of a run. */
-const TRUSTED_MANIFEST = join(__dirname, 'trusted-documents.json');
 
 const SCENARIOS: Array<{ name: ScenarioName; title: string; slow: boolean }> = [
   { name: 'S1', title: 'check(id), full nested Check', slow: false },
@@ -113,22 +112,6 @@ async function main(): Promise<void> {
     await control.close();
     await stopProcess(upstreams.process);
   }
-}
-
-/**
- * The gateway's environment as production sets it; BENCH_GATEWAY_NODE_OPTIONS passes the Node flags NODE_OPTIONS
- * allows to it (experiments).
- */
-function gatewayEnv(pair: UpstreamPair): Record<string, string> {
-  // Trusted documents in the default mode (log), as a production gateway serving apps by id runs.
-  const env: Record<string, string> = { NODE_ENV: 'production', SINGLE_REPLICA: 'true', RESERVATION_BASE_URL: pair.reservationUrl, POS_BASE_URL: pair.posUrl, SHUTDOWN_DELAY_MS: '0', TRUSTED_DOCUMENTS: TRUSTED_MANIFEST };
-  // autocannon keeps sending on a connection the server asked to close (`connection: close` after
-  // SERVER_MAX_REQUESTS_PER_SOCKET requests), and Node answers those 503; a real client opens a new connection.
-  env.SERVER_MAX_REQUESTS_PER_SOCKET = '0';
-  if (process.env.BENCH_GATEWAY_NODE_OPTIONS) env.NODE_OPTIONS = process.env.BENCH_GATEWAY_NODE_OPTIONS;
-  // What the compiled path buys: BENCH_COMPILED_PATH=false runs every request through Apollo.
-  if (process.env.BENCH_COMPILED_PATH) env.COMPILED_PATH = process.env.BENCH_COMPILED_PATH;
-  return env;
 }
 
 /** The baseline's and the Mercurius reference's environment: the upstreams alone. */
@@ -456,12 +439,6 @@ function machine() {
 
 function ratio(a: number | undefined, b: number | undefined): string {
   return a === undefined || b === undefined ? 'n/a' : `${fmt(a / b, 2)}×`;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 function fmt(value: number, digits: number): string {

@@ -3,7 +3,7 @@ import { GraphQLError, getVariableValues, type GraphQLSchema, type OperationDefi
 import type { ClientMetrics } from '../clients/clientMetrics';
 import type { KnownClient } from '../pipeline/record';
 import type { GatewayContext } from '../context';
-import type { ClientRecord, RequestRecord } from '../pipeline/record';
+import type { RequestRecord } from '../pipeline/record';
 import { ErrorCode } from '../errors/codes';
 import { upstreamCallCount } from '../upstreams/events';
 import { actualCost, estimateCost, type CostEstimate, type ResolvedOperation } from './costEstimate';
@@ -76,19 +76,17 @@ export function judgeCost(limits: CostLimits, policy: ClientCostPolicy | undefin
  */
 export function reserveUpstreamCalls(record: RequestRecord, estimate: CostEstimate): Promise<GraphQLError | undefined> | undefined {
   const state = record.client;
-  if (!state?.reserveCalls || estimate.upstreamCalls <= 0) return undefined;
-  return settleReservation(state, state.reserveCalls(estimate.upstreamCalls), estimate.upstreamCalls);
-}
-
-async function settleReservation(state: ClientRecord, reservation: ReturnType<NonNullable<ClientRecord['reserveCalls']>>, calls: number): Promise<GraphQLError | undefined> {
-  const reserved = await reservation;
-  if (reserved.allowed) {
-    state.reservedCalls = (state.reservedCalls ?? 0) + calls;
-    return undefined;
-  }
-  state.refusedBy = 'upstream_budget';
-  return new GraphQLError(`The upstream-call budget of client ${state.name} is spent; retry after ${reserved.retryAfterSeconds} s`, {
-    extensions: { code: ErrorCode.RATE_LIMITED, http: { status: 429, headers: new Map([['retry-after', String(reserved.retryAfterSeconds)]]) } },
+  const calls = estimate.upstreamCalls;
+  if (!state?.reserveCalls || calls <= 0) return undefined;
+  return state.reserveCalls(calls).then((reserved) => {
+    if (reserved.allowed) {
+      state.reservedCalls = (state.reservedCalls ?? 0) + calls;
+      return undefined;
+    }
+    state.refusedBy = 'upstream_budget';
+    return new GraphQLError(`The upstream-call budget of client ${state.name} is spent; retry after ${reserved.retryAfterSeconds} s`, {
+      extensions: { code: ErrorCode.RATE_LIMITED, http: { status: 429, headers: new Map([['retry-after', String(reserved.retryAfterSeconds)]]) } },
+    });
   });
 }
 

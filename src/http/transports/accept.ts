@@ -9,7 +9,7 @@ export type SubscriptionWire = 'sse' | 'multipart';
 export function subscriptionWire(accept: string | undefined): SubscriptionWire | undefined {
   // Most requests ask for JSON: neither type is named, so no range can match.
   if (!accept || !/event-stream|multipart\/mixed/i.test(accept)) return undefined;
-  for (const range of (accept ?? '').toLowerCase().split(',')) {
+  for (const range of accept.toLowerCase().split(',')) {
     const [type = '', ...params] = range.split(';').map((part) => part.trim());
     if (params.some((p) => /^q=0(\.0*)?$/.test(p))) continue;
     if (type === 'text/event-stream') return 'sse';
