@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createSampleState } from '../src/sandbox';
 import { benchManifest } from './operations';
-import { TRUSTED_MANIFEST, cpuTimeMs, gatewayEnv, npmStartArgs, startTarget, startUpstreamsProcess, stopProcess, type Target } from './processes';
+import { TRUSTED_MANIFEST, cpuTimeMs, gatewayEnv, npmStartArgs, peakRssMiB, startTarget, startUpstreamsProcess, stopProcess, type Target } from './processes';
 import { FLOOR_REQUEST, benchNow, connectionHeaders, scenarioRequest, type ScenarioRequest } from './scenarios';
 import type { UpstreamPair } from './upstreams';
 import type { Profile, ProfileNode } from './cpuprofile';
@@ -175,24 +175,26 @@ async function run(): Promise<void> {
   try {
     server = await startTarget(target, args, env, target, gcTrace);
     const scenario = process.env.BENCH_LEDGER_SCENARIO ?? 'S1d';
-    if (!['S0', 'S1', 'S1d'].includes(scenario)) throw new Error(`BENCH_LEDGER_SCENARIO is S0, S1 or S1d, not ${scenario}`);
-    // S0 (`{ __typename }`): the fixed cost of a request, no upstream call; S1: one venue's credentials (sharing on).
-    const request: ScenarioRequest =
-      scenario === 'S0' ? FLOOR_REQUEST : scenarioRequest(scenario === 'S1' ? 'S1' : 'S1d', state);
+    if (!['S0', 'S1', 'S1d', 'S2d'].includes(scenario)) throw new Error(`BENCH_LEDGER_SCENARIO is S0, S1, S1d or S2d, not ${scenario}`);
+    // S0 (`{ __typename }`): the fixed cost of a request, no upstream call; S1: one venue's credentials (sharing on);
+    // S2d: the day view's 31 calls, each connection's own credentials, without the bench's 20 ms upstream latency.
+    const request: ScenarioRequest = scenario === 'S0' ? FLOOR_REQUEST : scenarioRequest(scenario as 'S1' | 'S1d' | 'S2d', state);
+    const own = scenario === 'S1d' || scenario === 'S2d';
     const expectBody = await (await fetch(server.url + request.path, { method: 'POST', headers: request.headers, body: request.body })).text();
-    await sendExactly(server, request, warmup, connections, expectBody, scenario === 'S1d');
+    await sendExactly(server, request, warmup, connections, expectBody, own);
     const cpuBefore = cpuTimeMs(server.process.pid) ?? NaN;
     const started = performance.now();
-    await sendExactly(server, request, requests, connections, expectBody, scenario === 'S1d');
+    await sendExactly(server, request, requests, connections, expectBody, own);
     const cpuMs = (cpuTimeMs(server.process.pid) ?? NaN) - cpuBefore;
     const seconds = (performance.now() - started) / 1000;
+    const peak = peakRssMiB(server.process.pid);
     await stopProcess(server.process);
     if (gcTrace) {
       await server.collected;
       log(scavengesOf(readFileSync(gcTrace, 'utf8'), 1 + warmup + requests));
     }
     if (!profiled) {
-      log(`${scenario} on ${target}: ${(requests / seconds).toFixed(0)} req/s, process CPU (/proc) ${((1000 * cpuMs) / requests).toFixed(0)} µs per request`);
+      log(`${scenario} on ${target}: ${(requests / seconds).toFixed(0)} req/s, process CPU (/proc) ${((1000 * cpuMs) / requests).toFixed(0)} µs per request, peak RSS ${peak?.toFixed(0) ?? 'n/a'} MiB`);
       return;
     }
     const file = readdirSync(profiles).find((f) => f.startsWith(`${target}-`));

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { createSampleState } from '../src/sandbox';
 import { sendExactly } from './ledger';
 import { benchManifest } from './operations';
-import { TRUSTED_MANIFEST, cpuTimeMs, gatewayEnv, median, npmStartArgs, startTarget, startUpstreamsProcess, stopProcess } from './processes';
+import { TRUSTED_MANIFEST, cpuTimeMs, gatewayEnv, median, npmStartArgs, peakRssMiB, startTarget, startUpstreamsProcess, stopProcess } from './processes';
 import { FLOOR_REQUEST, benchNow, scenarioRequest, type ScenarioRequest } from './scenarios';
 import type { UpstreamPair } from './upstreams';
 
@@ -18,19 +18,20 @@ import type { UpstreamPair } from './upstreams';
  * (S1, five rounds) gave rounds between 0.89 and 1.06 and a median of 0.99, so read the median and how many rounds
  * agree. Every answer must equal the first one A gave.
  *
- * BENCH_SIDE_SCENARIO: S0, S1 or S1d (default); BENCH_SIDE_ROUNDS (5); BENCH_SIDE_REQUESTS per round and side (8000);
- * BENCH_CONNECTIONS per side (16).
+ * BENCH_SIDE_SCENARIO: S0, S1, S1d (default) or S2d (the day view's 31 calls, without the bench's upstream latency);
+ * BENCH_SIDE_ROUNDS (5); BENCH_SIDE_REQUESTS per round and side (8000; S2d 400); BENCH_CONNECTIONS per side (16).
+ * Each side's peak RSS is printed at the end.
  */
 
-const SCENARIOS = ['S0', 'S1', 'S1d'] as const;
+const SCENARIOS = ['S0', 'S1', 'S1d', 'S2d'] as const;
 
 async function run(): Promise<void> {
   const [a, b] = process.argv.slice(2).map((dir) => resolve(dir));
   if (!a || !b) throw new Error('usage: node dist/bench/sideBySide.js <checkout A> <checkout B>');
-  const scenario = process.env.BENCH_SIDE_SCENARIO ?? 'S1d';
-  if (!(SCENARIOS as readonly string[]).includes(scenario)) throw new Error(`BENCH_SIDE_SCENARIO is one of ${SCENARIOS.join(', ')}, not ${scenario}`);
+  const scenario = (process.env.BENCH_SIDE_SCENARIO ?? 'S1d') as (typeof SCENARIOS)[number];
+  if (!SCENARIOS.includes(scenario)) throw new Error(`BENCH_SIDE_SCENARIO is one of ${SCENARIOS.join(', ')}, not ${scenario}`);
   const rounds = Number(process.env.BENCH_SIDE_ROUNDS ?? 5);
-  const requests = Number(process.env.BENCH_SIDE_REQUESTS ?? 8000);
+  const requests = Number(process.env.BENCH_SIDE_REQUESTS ?? (scenario === 'S2d' ? 400 : 8000));
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
   const now = benchNow();
   writeFileSync(TRUSTED_MANIFEST, benchManifest());
@@ -38,8 +39,8 @@ async function run(): Promise<void> {
   const env = gatewayEnv(upstreams.addresses.fast);
   const sides = [await startTarget('gateway', npmStartArgs(a), env, 'A'), await startTarget('gateway', npmStartArgs(b), env, 'B')];
   try {
-    const request: ScenarioRequest = scenario === 'S0' ? FLOOR_REQUEST : scenarioRequest(scenario === 'S1' ? 'S1' : 'S1d', createSampleState({ now }));
-    const own = scenario === 'S1d';
+    const request: ScenarioRequest = scenario === 'S0' ? FLOOR_REQUEST : scenarioRequest(scenario as Exclude<typeof scenario, 'S0'>, createSampleState({ now }));
+    const own = scenario === 'S1d' || scenario === 'S2d';
     const answer = async (url: string) => (await fetch(url + request.path, { method: request.method, headers: request.headers, body: request.body })).text();
     const expectBody = await answer(sides[0].url);
     if ((await answer(sides[1].url)) !== expectBody) throw new Error('A and B answer the request differently');
@@ -57,6 +58,8 @@ async function run(): Promise<void> {
       log(`round ${round}: A ${us[0].toFixed(0)} µs, B ${us[1].toFixed(0)} µs CPU per request; B/A ${(us[1] / us[0]).toFixed(3)}`);
     }
     log(`median: A ${median(perRequest[0]).toFixed(0)} µs, B ${median(perRequest[1]).toFixed(0)} µs; B/A ${median(ratios).toFixed(3)} (lowest ${Math.min(...ratios).toFixed(3)}, highest ${Math.max(...ratios).toFixed(3)})`);
+    const peaks = sides.map((side) => peakRssMiB(side.process.pid)?.toFixed(0) ?? 'n/a');
+    log(`peak RSS: A ${peaks[0]} MiB, B ${peaks[1]} MiB`);
   } finally {
     await Promise.all([...sides.map((side) => stopProcess(side.process)), stopProcess(upstreams.process)]);
   }

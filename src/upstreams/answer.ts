@@ -42,16 +42,15 @@ export function checkStatus(service: ServiceName, { status, headers, text }: Ans
 }
 
 /** The value of a success's body, or the UpstreamError of a body that is unusable. */
-export function readBody<T>(service: ServiceName, reading: Reading<T>, { status, text }: Answer): T {
+export function readBody<T>(service: ServiceName, reading: Reading<T>, answer: Answer): T {
   const { response } = reading;
+  const { status, text } = answer;
   if (text.trim() === '') {
     if (reading.onEmpty) return reading.onEmpty();
     throw new UpstreamError(service, 'bad_response', { status, detail: EMPTY_BODY_DETAIL });
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
+  const json = (answer.json ??= jsonOf(text));
+  if (json === NOT_JSON) {
     if (typeof response === 'function') return response(NOT_JSON, status);
     throw new UpstreamError(service, 'bad_response', { status, detail: 'the body is not JSON' });
   }
@@ -63,6 +62,15 @@ export function readBody<T>(service: ServiceName, reading: Reading<T>, { status,
     throw new UpstreamError(service, 'bad_response', { status, detail: `${where}: ${issue?.message ?? 'wrong shape'}` });
   }
   return parsed.data;
+}
+
+/** The JSON value of a body, or NOT_JSON. */
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return NOT_JSON;
+  }
 }
 
 /** Whether `message` quotes a credential, or one without its auth scheme (`Bearer abc` → `abc`), in any case. */

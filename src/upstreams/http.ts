@@ -111,7 +111,7 @@ export class UpstreamHttp {
     return this.resilience.execute(req.method === 'GET', attempt, req.deadline ?? Number.POSITIVE_INFINITY, signal);
   }
 
-  /** A GET kept, joined, or this request's own; each request reads the text itself, with its own deviation sink. */
+  /** A GET kept, joined, or this request's own; each request reads it with its own deviation sink (a joined answer is parsed once). */
   private async sharedRead<T>(req: UpstreamRequest<T>, context: CallContext, shared: NonNullable<CallContext['shared']>): Promise<T> {
     const key: ReadKey = { service: this.service, route: req.route, target: req.path + queryString(req.query), credentialHash: shared.credentialHash };
     let own: { value: T } | undefined;

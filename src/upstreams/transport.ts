@@ -47,6 +47,11 @@ export interface Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /**
+   * The text parsed, once a reading has parsed it (src/upstreams/answer.ts): every request that joined the read of
+   * this answer reads the one parse (records never change what they wrap). Absent: not parsed yet.
+   */
+  json?: unknown;
 }
 
 /** Sends one request; `wire` is marked once the request is written. */
@@ -147,7 +152,7 @@ class AnswerReader implements Dispatcher.DispatchHandler {
     this.chunks = [];
     // A 2xx body that means nothing is answered now and drained unread, so the connection can be reused; past the
     // size cap undici closes the connection instead, and the deadline still cuts a body that trickles on.
-    if (this.ignoreSuccessBody && isSuccess(status)) this.outcome()?.resolve({ status, headers, text: '' });
+    if (this.ignoreSuccessBody && isSuccess(status)) this.outcome()?.resolve({ status, headers, text: '', json: undefined });
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -161,7 +166,7 @@ class AnswerReader implements Dispatcher.DispatchHandler {
     if (!outcome) return;
     const text = chunks.length === 0 ? '' : (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8');
     // As undici's body.text(): a byte order mark is not part of the text.
-    outcome.resolve({ status, headers, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text });
+    outcome.resolve({ status, headers, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, json: undefined });
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {

@@ -56,4 +56,18 @@ describe('readBody', () => {
     expect(seen).toEqual([NOT_JSON]);
     expect(thrownBy(UpstreamError, () => readBody('pos', { response: Ok }, answer(200, '<html>'))).detail).toBe('the body is not JSON');
   });
+
+  it('parses one answer once for every request that reads it (the joiners of one read share the parse)', () => {
+    const shared = answer(200, '{"id":"a","items":[{"id":"b"}]}');
+    const seen: unknown[] = [];
+    const reading = { response: (body: unknown) => seen.push(body) };
+    readBody('pos', reading, shared);
+    readBody('pos', reading, shared);
+    expect(seen).toHaveLength(2);
+    expect(seen[1]).toBe(seen[0]);
+    // Another answer with the same text is another parse.
+    readBody('pos', reading, answer(200, shared.text));
+    expect(seen[2]).not.toBe(seen[0]);
+    expect(seen[2]).toEqual(seen[0]);
+  });
 });
