@@ -39,7 +39,7 @@ async function run(): Promise<void> {
   const env = gatewayEnv(upstreams.addresses.fast);
   const sides = [await startTarget('gateway', npmStartArgs(a), env, 'A'), await startTarget('gateway', npmStartArgs(b), env, 'B')];
   try {
-    const request: ScenarioRequest = scenario === 'S0' ? FLOOR_REQUEST : scenarioRequest(scenario as Exclude<typeof scenario, 'S0'>, createSampleState({ now }));
+    const request: ScenarioRequest = scenario === 'S0' ? FLOOR_REQUEST : scenarioRequest(scenario, createSampleState({ now }));
     const own = scenario === 'S1d' || scenario === 'S2d';
     const answer = async (url: string) => (await fetch(url + request.path, { method: request.method, headers: request.headers, body: request.body })).text();
     const expectBody = await answer(sides[0].url);
