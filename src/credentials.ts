@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from './sha256';
 import type { ServiceName } from './errors/UpstreamError';
 
 type Header = (lowerName: string) => string | undefined;
@@ -95,11 +95,11 @@ export class ServiceCredentials {
  * its documented name. State kept per caller keys on this, so no venue reaches another's and no credential is stored.
  */
 export function callerHash(get: Header): string {
-  const hash = createHash('sha256');
+  let text = '';
   for (const name of DOCUMENTED_HEADERS) {
     const value = credentialValue(get, name);
     // Length-prefixed, so no two different sets of values can produce the same input.
-    hash.update(`${name.length}:${name}=${value === undefined ? '-' : `${value.length}:${value}`};`);
+    text += `${name.length}:${name}=${value === undefined ? '-' : `${value.length}:${value}`};`;
   }
-  return hash.digest('hex');
+  return sha256Hex(text);
 }

@@ -1,6 +1,9 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
-/** SHA-256 of a text, in hex: ids of trusted documents, idempotency fingerprints and keys, partners' key hashes. */
+/**
+ * SHA-256 of a text, in hex: ids of trusted documents, idempotency fingerprints and keys, partners' key hashes, the
+ * caller hash of every request. Node's one-shot `crypto.hash` (no Hash object): about half the time of createHash.
+ */
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
 }
