@@ -23,8 +23,8 @@ module.exports = [
       '@typescript-eslint/require-await': 'off',
       // A leading underscore names what a destructuring leaves out on purpose (`const { pin: _pin, ...rest }`).
       '@typescript-eslint/no-unused-vars': ['error', { varsIgnorePattern: '^_', argsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
-      // Loaded lazily where a process may not need them (tracing off, no REDIS_URL); each is commented.
-      '@typescript-eslint/no-require-imports': ['error', { allow: ['^@opentelemetry/', '^ioredis$'] }],
+      // Loaded lazily where a process may not need them (tracing off, no REDIS_URL, no CLIENTS_FILE); each is commented.
+      '@typescript-eslint/no-require-imports': ['error', { allow: ['^@opentelemetry/', '^ioredis$', '^\\./(clientsFile|budgets)$'] }],
     },
   }),
   {

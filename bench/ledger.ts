@@ -146,7 +146,8 @@ export function formatLedger(ledger: Ledger, cpuUsPerRequest?: number): string {
   return lines.join('\n');
 }
 
-const ROOT = resolve(__dirname, '..', '..');
+/** The checkout whose built gateway is measured: this one, or BENCH_LEDGER_ROOT (a `git worktree` of a commit before). */
+const ROOT = resolve(process.env.BENCH_LEDGER_ROOT ?? resolve(__dirname, '..', '..'));
 
 async function run(): Promise<void> {
   const warmup = Number(process.env.BENCH_LEDGER_WARMUP ?? 2000);

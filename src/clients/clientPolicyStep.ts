@@ -8,15 +8,18 @@ import { clientCostPolicy } from '../limits/costLimit';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { RedisConnection } from '../redis/connection';
 import { sha256Hex } from '../sha256';
-import { ClientBudgets, type QuotaState } from './budgets';
+import type { ClientBudgets, QuotaState } from './budgets';
 import { ClientMetrics } from './clientMetrics';
-import { loadClientsFile, type ClientsDirectory } from './clientsFile';
+import type { ClientsDirectory } from './clientsFile';
 
 type Header = (lowerName: string) => string | undefined;
 
 /** The client policies of one gateway, read and validated at start; undefined without CLIENTS_FILE (every caller served). */
 export function createClientPolicies(config: Config, deps: { metrics: GatewayMetrics; redis?: RedisConnection }) {
   if (!config.clients.file) return undefined;
+  // Loaded only with a clients file: a gateway without one loads neither the YAML parser nor the rate limiter.
+  const { loadClientsFile } = require('./clientsFile') as typeof import('./clientsFile');
+  const { ClientBudgets } = require('./budgets') as typeof import('./budgets');
   const directory = loadClientsFile(config.clients.file);
   const bound = directory.all.filter((c) => c.policy.trustedDocumentsOnly).map((c) => c.name);
   if (bound.length > 0 && config.trustedDocuments.mode === 'off') {
