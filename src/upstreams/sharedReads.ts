@@ -251,7 +251,7 @@ export class SharedReads {
     if (!kept) return undefined;
     const ageMs = Math.max(0, this.now() - kept.readAt);
     if (ageMs > maxAgeMs) return undefined;
-    return { answer: { status: kept.status, headers: {}, text: kept.text }, ageMs };
+    return { answer: { status: kept.status, headers: {}, text: kept.text, json: undefined }, ageMs };
   }
 
   private unindex(scope: string, id: string): void {
