@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { createSampleState } from '../src/sandbox';
 import { benchManifest } from './operations';
 import { TRUSTED_MANIFEST, cpuTimeMs, gatewayEnv, npmStartArgs, peakRssMiB, startTarget, startUpstreamsProcess, stopProcess, type Target } from './processes';
-import { FLOOR_REQUEST, benchNow, connectionHeaders, scenarioRequest, type ScenarioRequest } from './scenarios';
+import { benchNow, connectionHeaders, singleScenario, type ScenarioRequest } from './scenarios';
 import type { UpstreamPair } from './upstreams';
 import type { Profile, ProfileNode } from './cpuprofile';
 
@@ -176,11 +176,9 @@ async function run(): Promise<void> {
   try {
     server = await startTarget(target, args, env, target, gcTrace);
     const scenario = process.env.BENCH_LEDGER_SCENARIO ?? 'S1d';
-    if (!['S0', 'S1', 'S1d', 'S2d'].includes(scenario)) throw new Error(`BENCH_LEDGER_SCENARIO is S0, S1, S1d or S2d, not ${scenario}`);
     // S0 (`{ __typename }`): the fixed cost of a request, no upstream call; S1: one venue's credentials (sharing on);
     // S2d: the day view's 31 calls, each connection's own credentials, without the bench's 20 ms upstream latency.
-    const request: ScenarioRequest = scenario === 'S0' ? FLOOR_REQUEST : scenarioRequest(scenario as 'S1' | 'S1d' | 'S2d', state);
-    const own = scenario === 'S1d' || scenario === 'S2d';
+    const { request, own } = singleScenario(scenario, 'BENCH_LEDGER_SCENARIO', state);
     const expectBody = await (await fetch(server.url + request.path, { method: 'POST', headers: request.headers, body: request.body })).text();
     await sendExactly(server, request, warmup, connections, expectBody, own);
     const cpuBefore = cpuTimeMs(server.process.pid) ?? NaN;

@@ -43,7 +43,6 @@ const ARGS = {
 const SIDES = ['gateway', 'mercurius', 'baseline'] as const;
 type SideName = (typeof SIDES)[number];
 const UPSTREAMS = join(__dirname, 'upstreamsMain.js');
-/** The trusted documents the gateway loads (S1id's document), written at the start of a run. */
 
 const SCENARIOS: Array<{ name: ScenarioName; title: string; slow: boolean }> = [
   { name: 'S1', title: 'check(id), full nested Check', slow: false },

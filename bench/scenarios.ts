@@ -51,6 +51,17 @@ export const FLOOR_REQUEST: ScenarioRequest = { method: 'POST', path: '/graphql'
 /** The scenarios where each connection sends credentials of its own, so no in-flight join or kept answer applies. */
 export const OWN_CREDENTIALS: ReadonlySet<ScenarioName> = new Set(['S1d', 'S2d']);
 
+/** What the ledger and `bench:side` load, one scenario at a time (their `…_SCENARIO` setting). */
+const SINGLE_SCENARIOS = ['S0', 'S1', 'S1d', 'S2d'] as const;
+
+/** The request of `name` (from the setting `variable`) and whether each connection sends its own credentials. */
+export function singleScenario(name: string, variable: string, state: SandboxState): { request: ScenarioRequest; own: boolean } {
+  const known = SINGLE_SCENARIOS.find((s) => s === name);
+  if (!known) throw new Error(`${variable} is one of ${SINGLE_SCENARIOS.join(', ')}, not ${name}`);
+  if (known === 'S0') return { request: FLOOR_REQUEST, own: false };
+  return { request: scenarioRequest(known, state), own: OWN_CREDENTIALS.has(known) };
+}
+
 /** The credential headers S1d and S2d send on connection `n` (La Terrazza's, made this connection's own). */
 export function connectionHeaders(request: ScenarioRequest, n: number): Record<string, string> {
   const headers = { ...request.headers };

@@ -4,7 +4,7 @@ import { createSampleState } from '../src/sandbox';
 import { sendExactly } from './ledger';
 import { benchManifest } from './operations';
 import { TRUSTED_MANIFEST, cpuTimeMs, gatewayEnv, median, npmStartArgs, peakRssMiB, startTarget, startUpstreamsProcess, stopProcess } from './processes';
-import { FLOOR_REQUEST, benchNow, scenarioRequest, type ScenarioRequest } from './scenarios';
+import { benchNow, singleScenario } from './scenarios';
 import type { UpstreamPair } from './upstreams';
 
 /**
@@ -23,24 +23,20 @@ import type { UpstreamPair } from './upstreams';
  * Each side's peak RSS is printed at the end.
  */
 
-const SCENARIOS = ['S0', 'S1', 'S1d', 'S2d'] as const;
-
 async function run(): Promise<void> {
   const [a, b] = process.argv.slice(2).map((dir) => resolve(dir));
   if (!a || !b) throw new Error('usage: node dist/bench/sideBySide.js <checkout A> <checkout B>');
-  const scenario = (process.env.BENCH_SIDE_SCENARIO ?? 'S1d') as (typeof SCENARIOS)[number];
-  if (!SCENARIOS.includes(scenario)) throw new Error(`BENCH_SIDE_SCENARIO is one of ${SCENARIOS.join(', ')}, not ${scenario}`);
+  const scenario = process.env.BENCH_SIDE_SCENARIO ?? 'S1d';
+  const now = benchNow();
+  const { request, own } = singleScenario(scenario, 'BENCH_SIDE_SCENARIO', createSampleState({ now }));
   const rounds = Number(process.env.BENCH_SIDE_ROUNDS ?? 5);
   const requests = Number(process.env.BENCH_SIDE_REQUESTS ?? (scenario === 'S2d' ? 400 : 8000));
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
-  const now = benchNow();
   writeFileSync(TRUSTED_MANIFEST, benchManifest());
   const upstreams = await startUpstreamsProcess<{ fast: UpstreamPair }>(join(__dirname, 'upstreamsMain.js'), [now.toISOString()]);
   const env = gatewayEnv(upstreams.addresses.fast);
   const sides = [await startTarget('gateway', npmStartArgs(a), env, 'A'), await startTarget('gateway', npmStartArgs(b), env, 'B')];
   try {
-    const request: ScenarioRequest = scenario === 'S0' ? FLOOR_REQUEST : scenarioRequest(scenario, createSampleState({ now }));
-    const own = scenario === 'S1d' || scenario === 'S2d';
     const answer = async (url: string) => (await fetch(url + request.path, { method: request.method, headers: request.headers, body: request.body })).text();
     const expectBody = await answer(sides[0].url);
     if ((await answer(sides[1].url)) !== expectBody) throw new Error('A and B answer the request differently');
