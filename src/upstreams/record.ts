@@ -41,30 +41,52 @@ export type FieldPlan =
   | { kind: 'object'; plans: PlanTable; nullable: boolean; expected: string }
   | { kind: 'list'; plans: PlanTable; nullable: boolean; expected: string };
 
-/** How each field of one object schema is read, each plan made on the field's first read. */
+/** How each field of one object schema is read, and the class of its records. */
 export interface PlanTable {
   schema: AnyObject;
   /** Whether the schema has an `id`, which its records cannot go without. */
   hasId: boolean;
   byKey: Map<string, FieldPlan>;
+  /** Each upstream key's getter, by its GraphQL name (`first_name` → `firstName`). */
+  names: Map<string, string>;
+  /** Records of this schema: its getters read each key by name (see `recordClass`). */
+  Record: RecordClass;
 }
+
+type RecordClass = new (
+  table: PlanTable,
+  raw: Readonly<Record<string, unknown>>,
+  origin: RecordOrigin,
+  parent: UpstreamRecord<Shape> | undefined,
+  key: string,
+) => UpstreamRecord<Shape>;
+
+/** A table's class until it is made (a schema's fields are planned first). */
+const PENDING: RecordClass = class {
+  constructor() {
+    throw new Error('a record of a schema whose table is being made');
+  }
+} as unknown as RecordClass;
 
 /** Schemas are module constants, so this never grows per request. */
 const tables = new WeakMap<object, PlanTable>();
 
+/** The schema's plans and record class, made when the schema is first read (never per request). */
 export function tableFor(schema: AnyObject): PlanTable {
   let table = tables.get(schema);
   if (!table) {
-    // Every schema's fields get their getters when the schema is first read.
-    UpstreamRecord.$defineGetters(Object.keys(schema.shape));
-    tables.set(schema, (table = { schema, hasId: 'id' in schema.shape, byKey: new Map() }));
+    const keys = Object.keys(schema.shape);
+    table = { schema, hasId: 'id' in schema.shape, byKey: new Map(), names: new Map(), Record: PENDING };
+    tables.set(schema, table);
+    for (const key of keys) table.byKey.set(key, buildPlan(schema, key));
+    table.Record = recordClass(table, keys);
   }
   return table;
 }
 
 export function planOf(table: PlanTable, key: string): FieldPlan {
-  const plan = buildPlan(table.schema, key);
-  table.byKey.set(key, plan);
+  const plan = table.byKey.get(key);
+  if (!plan) throw new Error(`no upstream field ${key} is declared`);
   return plan;
 }
 
@@ -171,10 +193,10 @@ export class UpstreamRecord<S extends Shape> {
   /** Where this record sits in the body (none for the body itself), for paths such as `check_items.notes`. */
   protected declare readonly $parent: UpstreamRecord<Shape> | undefined;
   protected declare readonly $key: string;
-  /** Fields read once and remembered: graphql-jit reads a field several times, and a deviation counts once. */
+  /** Fields that failed their check, remembered: graphql-jit reads a field several times, and a deviation counts once. */
   protected declare $read: Record<string, unknown> | undefined;
 
-  private constructor(table: PlanTable, raw: Readonly<Record<string, unknown>>, origin: RecordOrigin, parent: UpstreamRecord<Shape> | undefined, key: string) {
+  protected constructor(table: PlanTable, raw: Readonly<Record<string, unknown>>, origin: RecordOrigin, parent: UpstreamRecord<Shape> | undefined, key: string) {
     this.$table = table;
     this.$raw = raw;
     this.$origin = origin;
@@ -187,7 +209,8 @@ export class UpstreamRecord<S extends Shape> {
   static of<S extends Shape>(schema: z.ZodObject<S, z.core.$ZodObjectConfig>, body: unknown, origin: RecordOrigin): UpstreamRecord<S> {
     if (body === NOT_JSON) throw badResponse(origin, '(body)', 'the body', 'not_json', 'JSON');
     if (!isPlainObject(body)) throw badResponse(origin, '(body)', 'the body', jsonType(body), 'an object');
-    const record = new UpstreamRecord<S>(tableFor(schema), body, origin, undefined, '');
+    const table = tableFor(schema);
+    const record = new table.Record(table, body, origin, undefined, '');
     const id = record.$requireId();
     if (id) throw id;
     return record;
@@ -206,40 +229,16 @@ export class UpstreamRecord<S extends Shape> {
     return badResponse(this.$origin, field, `field ${field}`, received, expected);
   }
 
-  /** Getters named as the GraphQL fields (`firstName`), read without a resolver; a name is the same key in every schema. */
-  static $defineGetters(keys: readonly string[]): void {
-    const prototype = UpstreamRecord.prototype;
-    for (const key of keys) {
-      const name = key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
-      if (Object.prototype.hasOwnProperty.call(prototype, name)) {
-        if (getterKeys.get(name) === key) continue;
-        throw new Error(`upstream field ${key} would hide UpstreamRecord.${name}`);
-      }
-      getterKeys.set(name, key);
-      Object.defineProperty(prototype, name, {
-        get(this: UpstreamRecord<Shape>) {
-          return this.$value(key);
-        },
-      });
-    }
-  }
-
   /** The field's value when it passes its reading, else its UpstreamError (reported once); never undefined. */
   protected $value(key: string): unknown {
-    const read = this.$read;
-    if (read !== undefined) {
-      const known = read[key];
-      if (known !== undefined) return known;
-    }
-    // A passing typeof or fast check is cheaper to repeat than to remember; the rest is read once and remembered.
-    const raw = this.$raw[key];
-    const plan = this.$table.byKey.get(key);
-    if (raw !== undefined && raw !== null && plan !== undefined) {
-      if (plan.kind === 'typeof' ? typeof raw === plan.type : plan.kind === 'fast' && plan.check(raw) === undefined) return raw;
-    }
-    const value = this.$check(key, raw, plan ?? planOf(this.$table, key));
-    (this.$read ??= {})[key] = value;
-    return value;
+    return (this as unknown as Record<string, unknown>)[nameOf(this.$table, key)];
+  }
+
+  /** A field whose value failed its typeof or fast check (or is missing): read once, its deviation reported once. */
+  protected $failed(key: string): unknown {
+    const read = (this.$read ??= {});
+    const known = read[key];
+    return known !== undefined ? known : (read[key] = this.$check(key, this.$raw[key], planOf(this.$table, key)));
   }
 
   protected $check(key: string, value: unknown, plan: FieldPlan): unknown {
@@ -285,7 +284,7 @@ export class UpstreamRecord<S extends Shape> {
 
   protected $nested(table: PlanTable, key: string, value: unknown): UpstreamRecord<Shape> | UpstreamError {
     if (!isPlainObject(value)) return this.deviation(key, jsonType(value), 'an object');
-    const record = new UpstreamRecord<Shape>(table, value, this.$origin, this, key);
+    const record = new table.Record(table, value, this.$origin, this, key);
     return record.$requireId() ?? record;
   }
 
@@ -297,8 +296,53 @@ export class UpstreamRecord<S extends Shape> {
   }
 }
 
-/** Which upstream key each getter reads (a name is defined once for every schema). */
-const getterKeys = new Map<string, string>();
+/** The getter of upstream field `key` in `table`'s records. */
+function nameOf(table: PlanTable, key: string): string {
+  const name = table.names.get(key);
+  if (name === undefined) throw new Error(`no upstream field ${key} is declared`);
+  return name;
+}
+
+/**
+ * The class of `table`'s records: a getter per field, named as the GraphQL field, that reads its upstream key by name.
+ * Generated (as graphql-jit generates its executors) so that each getter's property reads see one key and one shape
+ * of upstream object, and V8 inlines them into the compiled query. A string or boolean that passes its typeof check is
+ * served straight from the body (a failed one goes to `$failed`, which reports it once); every other field is read once
+ * and remembered in a slot of its own (graphql-jit reads a field several times: a nested object once per field under
+ * it, an id when the record is made and when served). Keys
+ * and names are the schemas' own (module constants), quoted with JSON.stringify: nothing of a request enters the code.
+ */
+function recordClass(table: PlanTable, keys: readonly string[]): RecordClass {
+  const params: string[] = ['Base', 'UpstreamError'];
+  const args: unknown[] = [UpstreamRecord, UpstreamError];
+  const slots: string[] = [];
+  const members: string[] = [];
+  keys.forEach((key, i) => {
+    const name = key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+    if (name in UpstreamRecord.prototype) throw new Error(`upstream field ${key} would hide UpstreamRecord.${name}`);
+    table.names.set(key, name);
+    const plan = planOf(table, key);
+    const k = JSON.stringify(key);
+    const orNull = plan.nullable ? 'if (v === null) return null; ' : '';
+    const get = `get ${JSON.stringify(name)}()`;
+    if (plan.kind === 'typeof') {
+      members.push(`${get} { const v = this.$raw[${k}]; if (typeof v === '${plan.type}') return v; ${orNull}return this.$failed(${k}); }`);
+    } else {
+      params.push(`plan${i}`);
+      args.push(plan);
+      slots.push(`this.$m${i} = undefined;`);
+      members.push(`${get} { const m = this.$m${i}; return m !== undefined ? m : (this.$m${i} = this.$check(${k}, this.$raw[${k}], plan${i})); }`);
+    }
+  });
+  if (table.hasId) members.push(`$requireId() { const id = this.id; return id instanceof UpstreamError ? id : undefined; }`);
+  const source = `return class extends Base {
+  constructor(table, raw, origin, parent, key) { super(table, raw, origin, parent, key); ${slots.join(' ')} }
+  ${members.join('\n  ')}
+}`;
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the code is made from the schemas' own keys (above)
+  const make = new Function(...params, source) as (...values: unknown[]) => RecordClass;
+  return make(...args);
+}
 
 /** Reports the deviation and gives its error. */
 function badResponse(origin: RecordOrigin, field: string, what: string, received: string, expected: string): UpstreamError {
