@@ -8,7 +8,7 @@ import { BODY_IGNORED, checkStatus, readBody, type Reading } from './answer';
 import type { UpstreamCallRecord, UpstreamEvents } from './events';
 import { UpstreamRecord, type DeviationSink, type Shape } from './record';
 import { UpstreamResilience, type ResilienceOptions } from './resilience';
-import { isUuid } from './schemas';
+import { UUID_PATTERN } from './schemas';
 import type { ReadKey, SharedReads } from './sharedReads';
 import { UpstreamTransport, WireMark, deadlineError, queryString, transportError, type Answer, type Send, type TransportOptions, type TransportRequest } from './transport';
 
@@ -61,8 +61,8 @@ export interface CallContext extends Pick<CallScope, 'record' | 'requestId' | 'b
 
 /** A path segment from an id: raw input never goes into a path, so the id is checked here whatever the caller did. */
 export function uuidSegment(value: string, field: string): string {
-  if (!isUuid(value)) throw new InputError(`${field} must be a UUID`, field);
-  return value; // hex digits and dashes: nothing to escape
+  if (!UUID_PATTERN.test(value)) throw new InputError(`${field} must be a UUID`, field);
+  return encodeURIComponent(value);
 }
 
 type Outcome = Pick<UpstreamCallRecord, 'status' | 'sent' | 'source' | 'ageMs' | 'error'>;

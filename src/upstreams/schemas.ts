@@ -11,22 +11,8 @@ import { isPlainObject, jsonType, withFastCheck, type RecordOf } from './record'
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const uuid = withFastCheck(z.string().regex(UUID_PATTERN, 'invalid_uuid').describe('a UUID'), (v) =>
-  typeof v !== 'string' ? jsonType(v) : isUuid(v) ? undefined : 'invalid_uuid',
+  typeof v !== 'string' ? jsonType(v) : UUID_PATTERN.test(v) ? undefined : 'invalid_uuid',
 );
-
-/** UUID_PATTERN's verdict read by character codes: every id of every answer passes here, a regular expression's call costs more. */
-export function isUuid(text: string): boolean {
-  if (text.length !== 36) return false;
-  for (let i = 0; i < 36; i++) {
-    const c = text.charCodeAt(i);
-    if (i === 8 || i === 13 || i === 18 || i === 23) {
-      if (c !== 0x2d) return false; // '-'
-    } else if (!((c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66))) {
-      return false; // neither 0-9 nor a-f in either case
-    }
-  }
-  return true;
-}
 
 /** Money as the upstreams send it ("125.50"), in the Decimal scalar's bounds: a value it cannot show fails here. */
 export const moneyString = withFastCheck(
