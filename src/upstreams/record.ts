@@ -77,9 +77,14 @@ export function tableFor(schema: AnyObject): PlanTable {
   if (!table) {
     const keys = Object.keys(schema.shape);
     table = { schema, hasId: 'id' in schema.shape, byKey: new Map(), names: new Map(), Record: PENDING };
-    tables.set(schema, table);
-    for (const key of keys) table.byKey.set(key, buildPlan(schema, key));
-    table.Record = recordClass(table, keys);
+    tables.set(schema, table); // first, so that a schema reached again through its own fields finds it
+    try {
+      for (const key of keys) table.byKey.set(key, buildPlan(schema, key));
+      table.Record = recordClass(table, keys);
+    } catch (err) {
+      tables.delete(schema); // the next read meets the same error, not a half-made table
+      throw err;
+    }
   }
   return table;
 }
@@ -186,7 +191,7 @@ export type RecordOf<T> = T extends z.ZodObject<infer S, z.core.$ZodObjectConfig
  */
 export class UpstreamRecord<S extends Shape> {
   // `$` names cannot be GraphQL field names, so no getter hides a member. Plain `declare`d properties set in one
-  // constructor keep records, made by the thousand per request, in one V8 shape.
+  // constructor (and a schema's slots in its class's) keep a schema's records, made by the thousand, in one V8 shape.
   protected declare readonly $table: PlanTable;
   protected declare readonly $raw: Readonly<Record<string, unknown>>;
   protected declare readonly $origin: RecordOrigin;
@@ -288,13 +293,17 @@ export class UpstreamRecord<S extends Shape> {
     return record.$requireId() ?? record;
   }
 
-  /** A record (or nested object) whose schema has an `id` is unusable without one: clients normalise by it. */
+  /**
+   * A record (or nested object) whose schema has an `id` is unusable without one: clients normalise by it. This is the
+   * answer of a schema without one; the class of a schema with one checks its `id` (`recordClass`).
+   */
   protected $requireId(): UpstreamError | undefined {
-    if (!this.$table.hasId) return undefined;
-    const id = this.$value('id');
-    return id instanceof UpstreamError ? id : undefined;
+    return undefined;
   }
 }
+
+/** GraphQL's name rule (no `$`: no getter can be one of a record's own members or slots). */
+const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
 /** The getter of upstream field `key` in `table`'s records. */
 function nameOf(table: PlanTable, key: string): string {
@@ -309,17 +318,21 @@ function nameOf(table: PlanTable, key: string): string {
  * of upstream object, and V8 inlines them into the compiled query. A string or boolean that passes its typeof check is
  * served straight from the body (a failed one goes to `$failed`, which reports it once); every other field is read once
  * and remembered in a slot of its own (graphql-jit reads a field several times: a nested object once per field under
- * it, an id when the record is made and when served). Keys
- * and names are the schemas' own (module constants), quoted with JSON.stringify: nothing of a request enters the code.
+ * it, an id when the record is made and when served). Keys are the schemas' own (module constants), quoted with
+ * JSON.stringify, and names are GraphQL names: nothing of a request enters the code.
  */
 function recordClass(table: PlanTable, keys: readonly string[]): RecordClass {
   const params: string[] = ['Base', 'UpstreamError'];
   const args: unknown[] = [UpstreamRecord, UpstreamError];
   const slots: string[] = [];
   const members: string[] = [];
+  const getters = new Map<string, string>();
   keys.forEach((key, i) => {
     const name = key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+    if (!GRAPHQL_NAME.test(name)) throw new Error(`upstream field ${key} has no GraphQL name (${name})`);
     if (name in UpstreamRecord.prototype) throw new Error(`upstream field ${key} would hide UpstreamRecord.${name}`);
+    if (getters.has(name)) throw new Error(`upstream fields ${getters.get(name)} and ${key} are both ${name}`);
+    getters.set(name, key);
     table.names.set(key, name);
     const plan = planOf(table, key);
     const k = JSON.stringify(key);

@@ -1,6 +1,7 @@
+import { z } from 'zod';
 import { UpstreamError } from '../../src/errors/UpstreamError';
 import { Check } from '../../src/upstreams/pos/dto';
-import { UpstreamRecord, jsonType, type Deviation } from '../../src/upstreams/record';
+import { UpstreamRecord, jsonType, type AnyObject, type Deviation } from '../../src/upstreams/record';
 import { ReservationList } from '../../src/upstreams/reservation/dto';
 import { checkRecord, pageMeta, reservationRecord } from '../support/fixtures';
 import { recordOrigin } from '../support/resolvers';
@@ -59,6 +60,27 @@ describe('UpstreamRecord', () => {
     expect(first).not.toBeInstanceOf(UpstreamError);
     expect(() => (second as Exclude<typeof second, UpstreamError>).read('guest_count')).toThrow('field reservations.guest_count: expected a 32-bit integer, received string');
     expect(seen.map((d) => d.field)).toEqual(['reservations.guest_count']);
+  });
+
+  it('reports a deviation once however the field is read, through its getter or read()', () => {
+    const seen: Deviation[] = [];
+    const record = UpstreamRecord.of(Check, { ...checkRecord(), alias: 7, business_date: '2026-02-30' }, recordOrigin('pos', '/checks/:id', seen));
+    const getters = record as unknown as Record<'alias' | 'businessDate', unknown>;
+    for (let i = 0; i < 3; i++) {
+      expect(getters.alias).toBeInstanceOf(UpstreamError);
+      expect(getters.businessDate).toBeInstanceOf(UpstreamError);
+      expect(() => record.read('alias')).toThrow('field alias: expected a string, received number');
+      expect(() => record.read('business_date')).toThrow('received invalid_date');
+    }
+    expect(seen.map((d) => d.field)).toEqual(['alias', 'business_date']);
+  });
+
+  it.each<[string, AnyObject, string]>([
+    ['would hide a member of the record', z.object({ id: z.string(), read: z.string() }), 'upstream field read would hide UpstreamRecord.read'],
+    ['gives two keys one name', z.object({ first_name: z.string(), firstName: z.string() }), 'upstream fields first_name and firstName are both firstName'],
+    ['has no GraphQL name', z.object({ $raw: z.string() }), 'upstream field $raw has no GraphQL name'],
+  ])('refuses a schema whose field %s, each time it is read', (_what, schema, message) => {
+    for (let i = 0; i < 2; i++) expect(() => UpstreamRecord.of(schema, { id: 'x' }, recordOrigin('pos', '/x'))).toThrow(message);
   });
 
   it.each([
