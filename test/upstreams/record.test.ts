@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { UpstreamError } from '../../src/errors/UpstreamError';
-import { Check } from '../../src/upstreams/pos/dto';
-import { UpstreamRecord, jsonType, type AnyObject, type Deviation } from '../../src/upstreams/record';
+import * as posDto from '../../src/upstreams/pos/dto';
+import { Check, POS_SCHEMAS } from '../../src/upstreams/pos/dto';
+import { UpstreamRecord, jsonType, tableFor, type AnyObject, type Deviation } from '../../src/upstreams/record';
+import * as reservationDto from '../../src/upstreams/reservation/dto';
 import { ReservationList } from '../../src/upstreams/reservation/dto';
 import { checkRecord, pageMeta, reservationRecord } from '../support/fixtures';
 import { recordOrigin } from '../support/resolvers';
@@ -73,6 +75,12 @@ describe('UpstreamRecord', () => {
       expect(() => record.read('business_date')).toThrow('received invalid_date');
     }
     expect(seen.map((d) => d.field)).toEqual(['alias', 'business_date']);
+  });
+
+  it('makes a record class for every object schema of both upstreams', () => {
+    const schemas = [...Object.values(posDto), ...Object.values(POS_SCHEMAS.ms), ...Object.values(reservationDto)].filter((v) => v instanceof z.ZodObject);
+    expect(schemas.length).toBeGreaterThan(20);
+    for (const schema of schemas) expect(tableFor(schema as AnyObject).Record.prototype).toBeInstanceOf(UpstreamRecord);
   });
 
   it.each<[string, AnyObject, string]>([
