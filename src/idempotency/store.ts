@@ -73,6 +73,8 @@ export interface MemoryIdempotencyStoreOptions {
 
 /** Fixed cost of a stored response beyond its strings (the cache's slot, the objects). */
 const ENTRY_OVERHEAD = 200;
+/** Markers of requests that may have reached the upstream, kept in memory at most. */
+const MAX_SENT_MARKERS = 100_000;
 
 /**
  * The records of one replica, in its memory (without REDIS_URL). Stored responses are bounded by bytes, the oldest
@@ -96,8 +98,9 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
         if (reason === 'evict' && this.responses.getRemainingTTL(key) > 0) options.onEvict?.();
       },
     });
-    // A marker outlives its lease only when the response was never stored: rare, and bounded all the same.
-    this.sent = new LRUCache({ max: 100_000, perf: { now: () => this.now() }, ttlResolution: 0 });
+    // A marker outlives its lease only when the response was never stored: rare, and bounded all the same. Bounded by
+    // a size of one per marker, not by `max`: lru-cache allocates storage for `max` entries up front (2.7 MB here).
+    this.sent = new LRUCache({ maxSize: MAX_SENT_MARKERS, sizeCalculation: () => 1, perf: { now: () => this.now() }, ttlResolution: 0 });
   }
 
   take(key: string, fingerprint: string, leaseMs: number): Promise<TakeResult> {

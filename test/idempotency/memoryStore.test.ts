@@ -102,6 +102,20 @@ describe('MemoryIdempotencyStore', () => {
     expect((await s.take('k', 'fp', 5000)).state).toBe('taken');
   });
 
+  it('keeps at most 100,000 sent markers, the oldest dropped first', async () => {
+    const s = store();
+    const markers = 100_001;
+    for (let i = 0; i < markers; i += 1) {
+      const taken = await s.take(`k${i}`, 'fp', 5000);
+      if (taken.state !== 'taken') throw new Error('expected the key to be free');
+      await s.markSent(`k${i}`, taken.lease, 60);
+    }
+    now += 5000; // every lease lapsed: only the markers say a key may have reached the upstream
+    expect((await s.take('k0', 'fp', 5000)).state).toBe('taken');
+    expect(await s.take('k1', 'other', 5000)).toEqual({ state: 'unknown', fingerprint: 'fp' });
+    expect(await s.take(`k${markers - 1}`, 'other', 5000)).toEqual({ state: 'unknown', fingerprint: 'fp' });
+  });
+
   it('says a completion or a mark found its lease gone once another request holds the key', async () => {
     const s = store();
     const old = await s.take('k', 'fp', 5000);
