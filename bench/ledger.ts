@@ -221,9 +221,16 @@ function scavengesOf(trace: string, requests: number): string {
   const scavenges = lines.filter((line) => /(?:^|\s)gc=s\s/.test(line));
   const full = lines.filter((line) => /(?:^|\s)gc=mc\s/.test(line)).length;
   const mean = (name: string) => scavenges.reduce((sum, line) => sum + field(line, name), 0) / Math.max(1, scavenges.length);
+  // The heap's size as each collection found it: what peak RSS follows (free space inside old pages included).
+  const collections = lines.filter((line) => /(?:^|\s)gc=(s|mc)\s/.test(line));
+  const largest = (name: string) => Math.max(0, ...collections.map((line) => field(line, name)));
+  const lastFull = lines.filter((line) => /(?:^|\s)gc=mc\s/.test(line)).at(-1);
+  const mib = (bytes: number) => (bytes / 1048576).toFixed(1);
   return (
     `GC: ${((1000 * scavenges.length) / requests).toFixed(1)} scavenges and ${((1000 * full) / requests).toFixed(1)} full collections per 1,000 requests; ` +
-    `each scavenge ${mean('scavenge').toFixed(2)} ms, ${(mean('new_space_survived') / 1024).toFixed(0)} KB survived, ${(mean('promoted') / 1024).toFixed(0)} KB promoted`
+    `each scavenge ${mean('scavenge').toFixed(2)} ms, ${(mean('new_space_survived') / 1024).toFixed(0)} KB survived, ${(mean('promoted') / 1024).toFixed(0)} KB promoted; ` +
+    `heap at most ${mib(largest('total_size_before'))} MiB before a collection (${mib(largest('holes_size_before'))} MiB of it free space at most), ` +
+    `${lastFull ? mib(field(lastFull, 'total_size_after')) : 'n/a'} MiB after the last full collection`
   );
 }
 
