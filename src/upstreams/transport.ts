@@ -1,4 +1,6 @@
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher, Pool as UndiciPool } from 'undici';
+// undici's pool alone, not all of undici (src/upstreams/undiciPool.d.ts).
+import Pool from 'undici/lib/dispatcher/pool';
 import { codeOf, nameOf } from '../errors/errorFields';
 import { UpstreamError, type ServiceName } from '../errors/UpstreamError';
 import { isSuccess } from './assumptions';
@@ -71,7 +73,7 @@ const CONNECTION_CODES = new Set(['UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'UND_ERR_D
 
 /** One upstream's keep-alive pool with time budgets and a body size cap; redirects are never followed. */
 export class UpstreamTransport {
-  private readonly pool: Pool;
+  private readonly pool: UndiciPool;
   private readonly prefix: string;
 
   constructor(options: TransportOptions) {
