@@ -1,5 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { createServer, type Server } from 'node:net';
+import { Pool } from 'undici';
 import { UpstreamError } from '../../src/errors/UpstreamError';
 import { UpstreamTransport, WireMark, transportError, type TransportOptions, type TransportRequest } from '../../src/upstreams/transport';
 import { closedPort, sendJson, startScriptedServer, type ScriptedServer } from '../support/upstreamServer';
@@ -32,6 +33,12 @@ const GET: TransportRequest = { method: 'GET', route: '/x', path: '/x', headers:
 
 /** Resolves after `ms`. */
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+describe("UpstreamTransport's pool", () => {
+  it("is undici's own Pool, loaded from its file (src/upstreams/transport.ts): a version that moves the file fails here", () => {
+    expect(jest.requireActual('undici/lib/dispatcher/pool')).toBe(Pool);
+  });
+});
 
 describe('UpstreamTransport and the request signal', () => {
   it('fails a call at once when its signal fires while it waits for a connection, and never writes it', async () => {
