@@ -22,7 +22,7 @@ import type { Profile, ProfileNode } from './cpuprofile';
  *
  * `node dist/bench/ledger.js <file.cpuprofile> <requests> [CPU µs per request]` buckets a profile made otherwise.
  * BENCH_LEDGER_TARGET=mercurius measures the reference the same way; BENCH_LEDGER_ENV='LOG_LEVEL=warn,…' switches
- * gateway settings (a stage off, to check its line by difference).
+ * gateway settings (a stage off, to check its line by difference), and is the reference's environment too (NODE_OPTIONS).
  */
 
 
@@ -167,7 +167,7 @@ async function run(): Promise<void> {
   const env: Record<string, string> =
     target === 'gateway'
       ? { ...gatewayEnv(pair), ...extra }
-      : { RESERVATION_BASE_URL: pair.reservationUrl, POS_BASE_URL: pair.posUrl };
+      : { RESERVATION_BASE_URL: pair.reservationUrl, POS_BASE_URL: pair.posUrl, ...extra };
   const script = target === 'gateway' ? npmStartArgs(ROOT) : [join(__dirname, 'mercuriusMain.js')];
   // BENCH_LEDGER_GC=true: V8's trace of each collection (to the collector's file), summed up below.
   const gcTrace = process.env.BENCH_LEDGER_GC === 'true' ? join(profiles, `${target}-gc.txt`) : undefined;
@@ -221,16 +221,17 @@ function scavengesOf(trace: string, requests: number): string {
   const scavenges = lines.filter((line) => /(?:^|\s)gc=s\s/.test(line));
   const full = lines.filter((line) => /(?:^|\s)gc=mc\s/.test(line)).length;
   const mean = (name: string) => scavenges.reduce((sum, line) => sum + field(line, name), 0) / Math.max(1, scavenges.length);
-  // The heap's size as each collection found it: what peak RSS follows (free space inside old pages included).
+  // The heap as each collection found it, which peak RSS follows: its objects, and beside them the free space left
+  // inside old pages (V8 counts the two apart; the largest of each may come from different collections).
   const collections = lines.filter((line) => /(?:^|\s)gc=(s|mc)\s/.test(line));
-  const largest = (name: string) => Math.max(0, ...collections.map((line) => field(line, name)));
+  const largest = (name: string) => collections.reduce((most, line) => Math.max(most, field(line, name)), 0);
   const lastFull = lines.filter((line) => /(?:^|\s)gc=mc\s/.test(line)).at(-1);
   const mib = (bytes: number) => (bytes / 1048576).toFixed(1);
   return (
     `GC: ${((1000 * scavenges.length) / requests).toFixed(1)} scavenges and ${((1000 * full) / requests).toFixed(1)} full collections per 1,000 requests; ` +
     `each scavenge ${mean('scavenge').toFixed(2)} ms, ${(mean('new_space_survived') / 1024).toFixed(0)} KB survived, ${(mean('promoted') / 1024).toFixed(0)} KB promoted; ` +
-    `heap at most ${mib(largest('total_size_before'))} MiB before a collection (${mib(largest('holes_size_before'))} MiB of it free space at most), ` +
-    `${lastFull ? mib(field(lastFull, 'total_size_after')) : 'n/a'} MiB after the last full collection`
+    `objects at most ${mib(largest('total_size_before'))} MiB before a collection, free space in old pages at most ${mib(largest('holes_size_before'))} MiB besides, ` +
+    `objects ${lastFull ? mib(field(lastFull, 'total_size_after')) : 'n/a'} MiB after the last full collection`
   );
 }
 
