@@ -175,6 +175,8 @@ async function run(): Promise<void> {
   let server: Target | undefined;
   try {
     server = await startTarget(target, args, env, target, gcTrace);
+    // What start-up alone took (modules, schema, compiled documents): the peak so far, before any load.
+    const readyRss = peakRssMiB(server.process.pid);
     const scenario = process.env.BENCH_LEDGER_SCENARIO ?? 'S1d';
     // S0 (`{ __typename }`): the fixed cost of a request, no upstream call; S1: one venue's credentials (sharing on);
     // S2d: the day view's 31 calls, each connection's own credentials, without the bench's 20 ms upstream latency.
@@ -193,7 +195,7 @@ async function run(): Promise<void> {
       log(scavengesOf(readFileSync(gcTrace, 'utf8'), 1 + warmup + requests));
     }
     if (!profiled) {
-      log(`${scenario} on ${target}: ${(requests / seconds).toFixed(0)} req/s, process CPU (/proc) ${((1000 * cpuMs) / requests).toFixed(0)} µs per request, peak RSS ${peak?.toFixed(0) ?? 'n/a'} MiB`);
+      log(`${scenario} on ${target}: ${(requests / seconds).toFixed(0)} req/s, process CPU (/proc) ${((1000 * cpuMs) / requests).toFixed(0)} µs per request, peak RSS ${peak?.toFixed(0) ?? 'n/a'} MiB (${readyRss?.toFixed(1) ?? 'n/a'} when ready)`);
       return;
     }
     const file = readdirSync(profiles).find((f) => f.startsWith(`${target}-`));
@@ -219,16 +221,15 @@ function scavengesOf(trace: string, requests: number): string {
   const field = (line: string, name: string) => Number(new RegExp(`(?:^|\\s)${name}=([0-9.]+)`).exec(line)?.[1] ?? 0);
   const lines = trace.split('\n');
   const scavenges = lines.filter((line) => /(?:^|\s)gc=s\s/.test(line));
-  const full = lines.filter((line) => /(?:^|\s)gc=mc\s/.test(line)).length;
+  const fulls = lines.filter((line) => /(?:^|\s)gc=mc\s/.test(line));
   const mean = (name: string) => scavenges.reduce((sum, line) => sum + field(line, name), 0) / Math.max(1, scavenges.length);
   // The heap as each collection found it, which peak RSS follows: its objects, and beside them the free space left
   // inside old pages (V8 counts the two apart; the largest of each may come from different collections).
-  const collections = lines.filter((line) => /(?:^|\s)gc=(s|mc)\s/.test(line));
-  const largest = (name: string) => collections.reduce((most, line) => Math.max(most, field(line, name)), 0);
-  const lastFull = lines.filter((line) => /(?:^|\s)gc=mc\s/.test(line)).at(-1);
+  const largest = (name: string) => [...scavenges, ...fulls].reduce((most, line) => Math.max(most, field(line, name)), 0);
+  const lastFull = fulls.at(-1);
   const mib = (bytes: number) => (bytes / 1048576).toFixed(1);
   return (
-    `GC: ${((1000 * scavenges.length) / requests).toFixed(1)} scavenges and ${((1000 * full) / requests).toFixed(1)} full collections per 1,000 requests; ` +
+    `GC: ${((1000 * scavenges.length) / requests).toFixed(1)} scavenges and ${((1000 * fulls.length) / requests).toFixed(1)} full collections per 1,000 requests; ` +
     `each scavenge ${mean('scavenge').toFixed(2)} ms, ${(mean('new_space_survived') / 1024).toFixed(0)} KB survived, ${(mean('promoted') / 1024).toFixed(0)} KB promoted; ` +
     `objects at most ${mib(largest('total_size_before'))} MiB before a collection, free space in old pages at most ${mib(largest('holes_size_before'))} MiB besides, ` +
     `objects ${lastFull ? mib(field(lastFull, 'total_size_after')) : 'n/a'} MiB after the last full collection`

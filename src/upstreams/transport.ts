@@ -6,9 +6,9 @@ import type { CallSignal } from './callSignal';
 
 /**
  * undici's `Pool` module on its own: `require('undici')` loads all of undici (fetch, WebSocket, caches, mocks, …: 110
- * modules) where the pool needs 22, and idle RSS fell 94.3-94.9 → 90.5-91.7 MiB without the rest. The path is undici's
- * own file (the package has no exports map), pinned by package-lock.json; test/upstreams/transport.test.ts checks it is
- * the class undici exports, so a version that moves it fails the tests.
+ * modules) where the pool needs 22 (what that saves: docs/performance.md, "Less loaded and less kept at start"). The
+ * path is undici's own file (the package has no exports map), pinned by package-lock.json; a test
+ * (test/upstreams/transport.test.ts) checks it is the class undici exports, so a version that moves it fails there.
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- a file of undici's, not its typed entry point
 const Pool = require('undici/lib/dispatcher/pool') as typeof UndiciPool;
