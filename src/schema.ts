@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { isObjectType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import type { Resolvers } from './generated/graphql';
+import { snakeCase } from './naming';
 
 /** The SDL of schema/*.graphql, read once at start: found beside src/ when run from source, beside dist/ when built. */
 export function loadTypeDefs(dir = findSchemaDir(__dirname)): string {
@@ -44,9 +45,4 @@ function snakeKeyResolver(name: string, key: string): GraphQLFieldResolver<Recor
     const own = source[name];
     return own !== undefined ? own : source[key];
   };
-}
-
-/** `guestCount` → `guest_count`: the contract names fields as the upstream names in camelCase. */
-export function snakeCase(name: string): string {
-  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { InputError } from '../errors/InputError';
 import { formatPath } from '../errors/fieldPath';
 import { toUpstreamLocalDateTime } from '../scalars';
-import { snakeCase } from '../schema';
+import { camelCase, snakeCase } from '../naming';
 import { UUID_PATTERN } from '../upstreams/schemas';
 
 /**
@@ -48,7 +48,7 @@ export function upstreamFieldPaths(args: z.ZodObject): ReadonlyMap<string, strin
   const walk = (body: z.ZodObject, upstream: string, input: string): void => {
     for (const [key, schema] of Object.entries<z.ZodType>(body.shape)) {
       const up = upstream + key;
-      const path = `${input}.${key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())}`;
+      const path = `${input}.${camelCase(key)}`;
       paths.set(up, path);
       const nested = schema instanceof z.ZodOptional ? schema.unwrap() : schema;
       if (nested instanceof z.ZodObject) walk(nested, `${up}.`, path);

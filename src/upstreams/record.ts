@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { UpstreamError, type ServiceName } from '../errors/UpstreamError';
+import { camelCase } from '../naming';
 
 export type Shape = z.core.$ZodShape;
 export type AnyObject = z.ZodObject<Shape, z.core.$ZodObjectConfig>;
@@ -328,7 +329,7 @@ function recordClass(table: PlanTable, keys: readonly string[]): RecordClass {
   const members: string[] = [];
   const getters = new Map<string, string>();
   keys.forEach((key, i) => {
-    const name = key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+    const name = camelCase(key);
     if (!GRAPHQL_NAME.test(name)) throw new Error(`upstream field ${key} has no GraphQL name (${name})`);
     if (name in UpstreamRecord.prototype) throw new Error(`upstream field ${key} would hide UpstreamRecord.${name}`);
     if (getters.has(name)) throw new Error(`upstream fields ${getters.get(name)} and ${key} are both ${name}`);

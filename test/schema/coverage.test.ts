@@ -2,7 +2,8 @@ import { buildSchema, isInputObjectType, isObjectType, type GraphQLNamedType } f
 import { z } from 'zod';
 import { CreateCalendarReservationArgs, CreateOffDayArgs, CreateReservationArgs, UpdatePaymentRequestArgs } from '../../src/inputs/reservation';
 import { resolvers } from '../../src/resolvers';
-import { loadTypeDefs, snakeCase } from '../../src/schema';
+import { snakeCase } from '../../src/naming';
+import { loadTypeDefs } from '../../src/schema';
 import * as pos from '../../src/upstreams/pos/dto';
 import * as res from '../../src/upstreams/reservation/dto';
 
