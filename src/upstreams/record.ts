@@ -33,7 +33,7 @@ export function withFastRead<T extends z.ZodType>(schema: T, read: FastRead): T 
 }
 
 export type FieldPlan =
-  | { kind: 'leaf'; schema: z.ZodType; nullable: boolean; expected: string }
+  /** A FastRead, or zod's own reading (zodRead) for a field without one. */
   | { kind: 'read'; read: FastRead; nullable: boolean; expected: string }
   | { kind: 'fast'; check: FastCheck; nullable: boolean; expected: string }
   /** A plain `z.string()` or `z.boolean()`: its whole check is the JSON type, so zod is not called. */
@@ -112,7 +112,13 @@ function buildPlan(schema: AnyObject, key: string): FieldPlan {
   if (read) return { kind: 'read', read, nullable, expected };
   if (inner instanceof z.ZodBoolean) return { kind: 'typeof', type: 'boolean', nullable, expected };
   if (inner instanceof z.ZodString && (inner.def.checks ?? []).length === 0) return { kind: 'typeof', type: 'string', nullable, expected };
-  return { kind: 'leaf', schema: inner, nullable, expected };
+  return { kind: 'read', read: (value) => zodRead(inner, value), nullable, expected };
+}
+
+/** zod's reading of `value`: its output, or a refusal naming the reason `receivedOf` finds in its first issue. */
+export function zodRead(schema: z.ZodType, value: unknown): unknown {
+  const parsed = schema.safeParse(value);
+  return parsed.success ? parsed.data : new FastRefusal(receivedOf(value, parsed.error.issues[0]));
 }
 
 function expectedOf(schema: z.ZodType): string {
@@ -267,10 +273,6 @@ export class UpstreamRecord<S extends Shape> {
       case 'read': {
         const read = plan.read(value);
         return read instanceof FastRefusal ? this.deviation(key, read.reason, plan.expected) : read;
-      }
-      case 'leaf': {
-        const parsed = plan.schema.safeParse(value);
-        return parsed.success ? parsed.data : this.deviation(key, receivedOf(value, parsed.error.issues[0]), plan.expected);
       }
       case 'object':
         return this.$nested(plan.plans, key, value);

@@ -10,9 +10,11 @@ import { isPlainObject, jsonType, withFastCheck, type RecordOf } from './record'
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export const uuid = withFastCheck(z.string().regex(UUID_PATTERN, 'invalid_uuid').describe('a UUID'), (v) =>
-  typeof v !== 'string' ? jsonType(v) : UUID_PATTERN.test(v) ? undefined : 'invalid_uuid',
-);
+export const uuid = withFastCheck(z.string().regex(UUID_PATTERN, 'invalid_uuid').describe('a UUID'), uuidReason);
+
+function uuidReason(v: unknown): string | undefined {
+  return typeof v !== 'string' ? jsonType(v) : UUID_PATTERN.test(v) ? undefined : 'invalid_uuid';
+}
 
 /** Money as the upstreams send it ("125.50"), in the Decimal scalar's bounds: a value it cannot show fails here. */
 export const moneyString = withFastCheck(
@@ -54,6 +56,20 @@ export const jsonObject = withFastCheck(z.record(z.string(), z.unknown()), (v) =
 export const stringList = withFastCheck(z.array(z.string()), (v) => {
   if (!Array.isArray(v)) return jsonType(v);
   for (const element of v as unknown[]) if (typeof element !== 'string') return jsonType(element);
+  return undefined;
+});
+
+export function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && (value as unknown[]).every((element) => typeof element === 'string');
+}
+
+/** A list of UUIDs (`table_ids`); the reason is the first element's that is not one. */
+export const uuidList = withFastCheck(z.array(uuid).describe('an array of UUIDs'), (v) => {
+  if (!Array.isArray(v)) return jsonType(v);
+  for (const element of v as unknown[]) {
+    const reason = uuidReason(element);
+    if (reason !== undefined) return reason;
+  }
   return undefined;
 });
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { posTimestampToDateTime } from '../../scalars';
-import { FastRefusal, withFastRead } from '../record';
-import { posTimestamp, posTimestampReason } from '../schemas';
+import { FastRefusal, withFastRead, zodRead } from '../record';
+import { isStringList, posTimestamp, posTimestampReason } from '../schemas';
 
 /** What pos-service.md leaves open or lets read two ways, one reading an entry (./dto.ts uses these). */
 
@@ -22,9 +22,12 @@ export function blankWhenNotApplicable<T extends z.ZodType>(schema: T): z.ZodNul
  * "delivery | object | address, address_id (UUID), recipient, payment_names (strings)": a list of strings, or one
  * string like its neighbours, which becomes a one-element list, unsplit (its separator is not shown).
  */
-export const paymentNames = z
+const paymentNamesSchema = z
   .union([z.array(z.string()), z.string().transform((name) => [name])])
   .describe('an array of strings, or one string');
+export const paymentNames = withFastRead(paymentNamesSchema, (value) =>
+  isStringList(value) ? value : typeof value === 'string' ? [value] : zodRead(paymentNamesSchema, value),
+);
 
 /** The unit of the POS integer timestamps ("not shown"): POS_TIMESTAMP_UNIT (src/config.ts). */
 export type PosTimestampUnit = 's' | 'ms';

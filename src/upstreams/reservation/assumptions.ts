@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { isDateTime } from '../../scalars';
+import { withFastRead, zodRead } from '../record';
+import { isStringList } from '../schemas';
 
 /** What reservation-service.md does not show, one assumption an entry: correcting one is a change here only. */
 
@@ -39,24 +41,33 @@ function normaliseDateTime(text: string): string | undefined {
   return isDateTime(canonical) ? canonical : undefined;
 }
 
-/** How the record's fields are read where a line of the document reads more than one way (./dto.ts uses these). */
+const dateTime = z
+  .string()
+  .transform((text, ctx) => {
+    const normalised = normaliseDateTime(text);
+    if (normalised === undefined) ctx.addIssue({ code: 'custom', message: 'invalid_datetime' });
+    return normalised ?? text;
+  })
+  .describe('an ISO 8601 date-time with a UTC offset');
+
+const tableNames = z
+  .union([z.string(), z.array(z.string()).transform((names) => names.join(', '))])
+  .describe('a string, or an array of strings');
+
+/**
+ * How the record's fields are read where a line of the document reads more than one way (./dto.ts uses these). A day
+ * view reads five date-times per reservation: a usable value is read without zod's per-call objects, any other by zod.
+ */
 export const RESERVATION_READINGS = {
   /**
    * "Dates in responses use ISO 8601 with a UTC offset": `Z`, `+03:00`, `+0300`, `+03` and a space for the `T` are
    * accepted and shown as `2026-11-21T19:30:00+03:00`; a date without an offset names no instant and fails its field.
    */
-  dateTime: z
-    .string()
-    .transform((text, ctx) => {
-      const normalised = normaliseDateTime(text);
-      if (normalised === undefined) ctx.addIssue({ code: 'custom', message: 'invalid_datetime' });
-      return normalised ?? text;
-    })
-    .describe('an ISO 8601 date-time with a UTC offset'),
+  dateTime: withFastRead(dateTime, (value) => (typeof value === 'string' ? normaliseDateTime(value) : undefined) ?? zodRead(dateTime, value)),
   /** "table_names | string |" beside "table_ids | array of string": a list of names is accepted too, joined with ", ". */
-  tableNames: z
-    .union([z.string(), z.array(z.string()).transform((names) => names.join(', '))])
-    .describe('a string, or an array of strings'),
+  tableNames: withFastRead(tableNames, (value) =>
+    typeof value === 'string' ? value : isStringList(value) ? value.join(', ') : zodRead(tableNames, value),
+  ),
 } as const;
 
 /** "may be tied to a customer and to one or more tables": `customer`, `table_id` and `table_names` may be null. */

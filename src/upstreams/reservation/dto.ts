@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RecordOf } from '../record';
-import { PaginationMeta, int, jsonObject, uuid } from '../schemas';
+import { PaginationMeta, int, jsonObject, uuid, uuidList } from '../schemas';
 import { CALENDAR_RESPONSE_KEY, RESERVATION_READINGS, blankWhenUntied } from './assumptions';
 
 /**
@@ -48,7 +48,7 @@ export const Reservation = z.object({
   child_revenue_center_id: uuid.nullable(),
   store_id: uuid,
   table_id: blankWhenUntied(uuid),
-  table_ids: z.array(uuid).describe('an array of UUIDs'),
+  table_ids: uuidList,
   table_names: blankWhenUntied(tableNames),
   customer: blankWhenUntied(ReservationCustomer),
   check: ReservationCheckRef.nullable(),
