@@ -53,14 +53,17 @@ export const dateString = withFastCheck(z.string().refine(isCalendarDate, 'inval
 export const jsonObject = withFastCheck(z.record(z.string(), z.unknown()), (v) => (isPlainObject(v) ? undefined : jsonType(v)));
 
 /** A list of strings (`notes`), served as it came; the reason names the first element that is not a string. */
-export const stringList = withFastCheck(z.array(z.string()), (v) => {
+export const stringList = withFastCheck(z.array(z.string()), stringListReason);
+
+function stringListReason(v: unknown): string | undefined {
   if (!Array.isArray(v)) return jsonType(v);
   for (const element of v as unknown[]) if (typeof element !== 'string') return jsonType(element);
   return undefined;
-});
+}
 
+/** Whether `value` passes stringList (for readings that take a list of strings or something else). */
 export function isStringList(value: unknown): value is string[] {
-  return Array.isArray(value) && (value as unknown[]).every((element) => typeof element === 'string');
+  return stringListReason(value) === undefined;
 }
 
 /** A list of UUIDs (`table_ids`); the reason is the first element's that is not one. */

@@ -18,7 +18,7 @@ const VALUES: unknown[] = [
   '0f8fad5b-d9cb-469f-a165-70867728950z', '0f8fad5bd9cb469fa16570867728950e', [], ['a'], ['a', 'b'], ['a', 1], [null], [['a']], {}, { id: 1 },
   ['0f8fad5b-d9cb-469f-a165-70867728950e'], ['0f8fad5b-d9cb-469f-a165-70867728950e', 'x'], ['0f8fad5b-d9cb-469f-a165-70867728950e', 2],
   '2026-11-21T19:30:00+03:00', '2026-11-21 19:30+0300', '2026-11-21T19:30:00.5Z', '2026-11-21T19:30:00+03', '2026-11-21T19:30:00',
-  '2026-02-30T19:30:00Z', '2026-11-21T25:30:00Z',
+  '2026-02-30T19:30:00Z', '2026-11-21T25:30:00Z', [''], new Array(2), ['a', , 'b'], // a hole: JSON never makes one
   { nested: { a: [1, 'b'] }, n: null },
 ];
 
@@ -70,6 +70,24 @@ describe('the fast readings of fields that read more than one way', () => {
       const parsed = schema.safeParse(value);
       const expected = parsed.success ? parsed.data : new FastRefusal(receivedOf(value, parsed.error.issues[0]));
       expect({ value, read: plan.read(value) }).toEqual({ value, read: expected });
+    }
+  });
+
+  it.each([
+    ['the reservation date-time', RESERVATION_READINGS.dateTime, '2026-11-21 19:30+0300'],
+    ['the reservation table names', RESERVATION_READINGS.tableNames, ['T1', 'T2']],
+    ['the POS payment names', paymentNames, 'Card'],
+  ] as const)('%s: a usable value is read without zod', (_name, schema, usable) => {
+    const plan: FieldPlan = planOf(tableFor(z.object({ f: schema })), 'f');
+    if (plan.kind !== 'read') throw new Error(`no reading (${plan.kind})`);
+    const zod = jest.spyOn(schema, 'safeParse');
+    try {
+      plan.read(usable);
+      expect(zod).not.toHaveBeenCalled();
+      plan.read(42);
+      expect(zod).toHaveBeenCalledTimes(1); // and zod for a value that is not
+    } finally {
+      zod.mockRestore();
     }
   });
 });
