@@ -16,12 +16,15 @@ export function withFastCheck<T extends z.ZodType>(schema: T, check: FastCheck):
   return schema;
 }
 
-/** A value that failed a FastRead, with the reason zod would name. */
+/** A value that failed a field's reading, with the reason zod named. */
 export class FastRefusal {
   constructor(readonly reason: string) {}
 }
 
-/** The same output as a transforming zod schema, or the refusal with its reason; tests hold both to one result. */
+/**
+ * A usable value's reading: the same output as the transforming zod schema, or undefined for any value it does not
+ * take, which zod then reads (so a refusal is worded by zod alone); tests hold both to one result.
+ */
 export type FastRead = (value: unknown) => unknown;
 
 const fastReads = new WeakMap<z.ZodType, FastRead>();
@@ -33,7 +36,7 @@ export function withFastRead<T extends z.ZodType>(schema: T, read: FastRead): T 
 }
 
 export type FieldPlan =
-  /** A FastRead, or zod's own reading (zodRead) for a field without one. */
+  /** A FastRead with zod's reading behind it, or zod's reading alone for a field without one. */
   | { kind: 'read'; read: FastRead; nullable: boolean; expected: string }
   | { kind: 'fast'; check: FastCheck; nullable: boolean; expected: string }
   /** A plain `z.string()` or `z.boolean()`: its whole check is the JSON type, so zod is not called. */
@@ -108,15 +111,15 @@ function buildPlan(schema: AnyObject, key: string): FieldPlan {
   const expected = inner.description ?? expectedOf(inner);
   const fast = fastChecks.get(inner);
   if (fast) return { kind: 'fast', check: fast, nullable, expected };
-  const read = fastReads.get(inner);
-  if (read) return { kind: 'read', read, nullable, expected };
+  const fastRead = fastReads.get(inner);
+  if (fastRead) return { kind: 'read', read: (value) => fastRead(value) ?? zodRead(inner, value), nullable, expected };
   if (inner instanceof z.ZodBoolean) return { kind: 'typeof', type: 'boolean', nullable, expected };
   if (inner instanceof z.ZodString && (inner.def.checks ?? []).length === 0) return { kind: 'typeof', type: 'string', nullable, expected };
   return { kind: 'read', read: (value) => zodRead(inner, value), nullable, expected };
 }
 
 /** zod's reading of `value`: its output, or a refusal naming the reason `receivedOf` finds in its first issue. */
-export function zodRead(schema: z.ZodType, value: unknown): unknown {
+function zodRead(schema: z.ZodType, value: unknown): unknown {
   const parsed = schema.safeParse(value);
   return parsed.success ? parsed.data : new FastRefusal(receivedOf(value, parsed.error.issues[0]));
 }

@@ -16,6 +16,18 @@ function uuidReason(v: unknown): string | undefined {
   return typeof v !== 'string' ? jsonType(v) : UUID_PATTERN.test(v) ? undefined : 'invalid_uuid';
 }
 
+/** The fast check of a list whose elements pass `element`: the reason is the first failing element's. */
+function listReason(element: (v: unknown) => string | undefined): (v: unknown) => string | undefined {
+  return (v) => {
+    if (!Array.isArray(v)) return jsonType(v);
+    for (const item of v as unknown[]) {
+      const reason = element(item);
+      if (reason !== undefined) return reason;
+    }
+    return undefined;
+  };
+}
+
 /** Money as the upstreams send it ("125.50"), in the Decimal scalar's bounds: a value it cannot show fails here. */
 export const moneyString = withFastCheck(
   z.string().regex(DECIMAL_PATTERN, 'invalid_decimal').describe('a decimal string of at most 15 integer digits and 6 decimals'),
@@ -53,13 +65,8 @@ export const dateString = withFastCheck(z.string().refine(isCalendarDate, 'inval
 export const jsonObject = withFastCheck(z.record(z.string(), z.unknown()), (v) => (isPlainObject(v) ? undefined : jsonType(v)));
 
 /** A list of strings (`notes`), served as it came; the reason names the first element that is not a string. */
+const stringListReason = listReason((v) => (typeof v === 'string' ? undefined : jsonType(v)));
 export const stringList = withFastCheck(z.array(z.string()), stringListReason);
-
-function stringListReason(v: unknown): string | undefined {
-  if (!Array.isArray(v)) return jsonType(v);
-  for (const element of v as unknown[]) if (typeof element !== 'string') return jsonType(element);
-  return undefined;
-}
 
 /** Whether `value` passes stringList (for readings that take a list of strings or something else). */
 export function isStringList(value: unknown): value is string[] {
@@ -67,14 +74,7 @@ export function isStringList(value: unknown): value is string[] {
 }
 
 /** A list of UUIDs (`table_ids`); the reason is the first element's that is not one. */
-export const uuidList = withFastCheck(z.array(uuid).describe('an array of UUIDs'), (v) => {
-  if (!Array.isArray(v)) return jsonType(v);
-  for (const element of v as unknown[]) {
-    const reason = uuidReason(element);
-    if (reason !== undefined) return reason;
-  }
-  return undefined;
-});
+export const uuidList = withFastCheck(z.array(uuid).describe('an array of UUIDs'), listReason(uuidReason));
 
 /** The pagination metadata of list responses (`meta`). */
 export const PaginationMeta = z.object({

@@ -74,17 +74,18 @@ describe('the fast readings of fields that read more than one way', () => {
   });
 
   it.each([
-    ['the reservation date-time', RESERVATION_READINGS.dateTime, '2026-11-21 19:30+0300'],
-    ['the reservation table names', RESERVATION_READINGS.tableNames, ['T1', 'T2']],
-    ['the POS payment names', paymentNames, 'Card'],
-  ] as const)('%s: a usable value is read without zod', (_name, schema, usable) => {
+    ['the reservation date-time', RESERVATION_READINGS.dateTime, '2026-11-21 19:30+0300', 42],
+    ['the reservation table names', RESERVATION_READINGS.tableNames, ['T1', 'T2'], 42],
+    ['the POS payment names', paymentNames, 'Card', 42],
+    ['a POS timestamp', posDateTime('s'), 1_763_740_800, 'x'],
+  ] as const)('%s: a usable value is read without zod', (_name, schema, usable, unusable) => {
     const plan: FieldPlan = planOf(tableFor(z.object({ f: schema })), 'f');
     if (plan.kind !== 'read') throw new Error(`no reading (${plan.kind})`);
     const zod = jest.spyOn(schema, 'safeParse');
     try {
       plan.read(usable);
       expect(zod).not.toHaveBeenCalled();
-      plan.read(42);
+      plan.read(unusable);
       expect(zod).toHaveBeenCalledTimes(1); // and zod for a value that is not
     } finally {
       zod.mockRestore();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { posTimestampToDateTime } from '../../scalars';
-import { FastRefusal, withFastRead, zodRead } from '../record';
+import { withFastRead } from '../record';
 import { isStringList, posTimestamp, posTimestampReason } from '../schemas';
 
 /** What pos-service.md leaves open or lets read two ways, one reading an entry (./dto.ts uses these). */
@@ -25,9 +25,7 @@ export function blankWhenNotApplicable<T extends z.ZodType>(schema: T): z.ZodNul
 const paymentNamesSchema = z
   .union([z.array(z.string()), z.string().transform((name) => [name])])
   .describe('an array of strings, or one string');
-export const paymentNames = withFastRead(paymentNamesSchema, (value) =>
-  isStringList(value) ? value : typeof value === 'string' ? [value] : zodRead(paymentNamesSchema, value),
-);
+export const paymentNames = withFastRead(paymentNamesSchema, (value) => (isStringList(value) ? value : typeof value === 'string' ? [value] : undefined));
 
 /** The unit of the POS integer timestamps ("not shown"): POS_TIMESTAMP_UNIT (src/config.ts). */
 export type PosTimestampUnit = 's' | 'ms';
@@ -42,10 +40,5 @@ export function posDateTime(unit: PosTimestampUnit) {
     })
     .describe(`a timestamp in ${unit} between the years 0000 and 9999`);
   // The same reading without zod's per-call result objects: every check has three or more of these fields.
-  return withFastRead(schema, (value) => {
-    const reason = posTimestampReason(value);
-    if (reason !== undefined) return new FastRefusal(reason);
-    const text = posTimestampToDateTime(value as number, unit);
-    return text === undefined ? new FastRefusal('out_of_range') : text;
-  });
+  return withFastRead(schema, (value) => (posTimestampReason(value) === undefined ? posTimestampToDateTime(value as number, unit) : undefined));
 }

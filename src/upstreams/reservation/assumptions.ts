@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isDateTime } from '../../scalars';
-import { withFastRead, zodRead } from '../record';
+import { withFastRead } from '../record';
 import { isStringList } from '../schemas';
 
 /** What reservation-service.md does not show, one assumption an entry: correcting one is a change here only. */
@@ -63,11 +63,9 @@ export const RESERVATION_READINGS = {
    * "Dates in responses use ISO 8601 with a UTC offset": `Z`, `+03:00`, `+0300`, `+03` and a space for the `T` are
    * accepted and shown as `2026-11-21T19:30:00+03:00`; a date without an offset names no instant and fails its field.
    */
-  dateTime: withFastRead(dateTime, (value) => (typeof value === 'string' ? normaliseDateTime(value) : undefined) ?? zodRead(dateTime, value)),
+  dateTime: withFastRead(dateTime, (value) => (typeof value === 'string' ? normaliseDateTime(value) : undefined)),
   /** "table_names | string |" beside "table_ids | array of string": a list of names is accepted too, joined with ", ". */
-  tableNames: withFastRead(tableNames, (value) =>
-    typeof value === 'string' ? value : isStringList(value) ? value.join(', ') : zodRead(tableNames, value),
-  ),
+  tableNames: withFastRead(tableNames, (value) => (typeof value === 'string' ? value : isStringList(value) ? value.join(', ') : undefined)),
 } as const;
 
 /** "may be tied to a customer and to one or more tables": `customer`, `table_id` and `table_names` may be null. */
