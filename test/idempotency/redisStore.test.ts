@@ -26,7 +26,8 @@ withRedis('RedisIdempotencyStore', () => {
     redis = await startRedisServer();
     connection = openRedisConnection({ url: redis.url, logger: createLogger({ level: 'silent', destination: new Writable({ write: (_c, _e, done) => done() }) }) });
     store = new RedisIdempotencyStore(connection);
-    expect(await eventually(() => connection.available)).toBe(true);
+    // The store writes through the durable connection, which may be ready after the main one (a loaded machine).
+    expect(await eventually(() => connection.available && connection.durableAvailable)).toBe(true);
   });
   afterAll(async () => {
     await connection?.close();
