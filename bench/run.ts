@@ -20,8 +20,12 @@ import { runVenueScreens, venueScreensRequests, type VenueScreensSide } from './
  */
 const settings = {
   durationS: envNumber('BENCH_DURATION_S', 5),
-  /** 0 skips the warm-up (smoke runs of the harness itself). */
-  warmupS: envNumber('BENCH_WARMUP_S', 2, 0),
+  /**
+   * Load before the measured rounds, per side and scenario, until V8 has optimised the hot code: with 2 s, both the
+   * gateway's and the reference's CPU per query were still falling until the fourth round (docs/performance.md).
+   * 0 skips the warm-up (smoke runs of the harness itself).
+   */
+  warmupS: envNumber('BENCH_WARMUP_S', 15, 0),
   rounds: envNumber('BENCH_ROUNDS', 3),
   connections: envNumber('BENCH_CONNECTIONS', 32),
   starts: envNumber('BENCH_STARTS', 5),
