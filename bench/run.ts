@@ -21,8 +21,9 @@ import { runVenueScreens, venueScreensRequests, type VenueScreensSide } from './
 const settings = {
   durationS: envNumber('BENCH_DURATION_S', 5),
   /**
-   * Load before the measured rounds, per side and scenario, until V8 has optimised the hot code: with 2 s, both the
-   * gateway's and the reference's CPU per query were still falling until the fourth round (docs/performance.md).
+   * Load before the measured rounds, per side and scenario: long enough for V8 to compile the gateway's S1d path
+   * (about 6,000 requests). With 2 s, the gateway's CPU per query fell until the fourth round and the reference's until
+   * the sixth (docs/performance.md, the current run).
    * 0 skips the warm-up (smoke runs of the harness itself).
    */
   warmupS: envNumber('BENCH_WARMUP_S', 15, 0),
