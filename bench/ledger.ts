@@ -22,7 +22,8 @@ import type { Profile, ProfileNode } from './cpuprofile';
  *
  * `node dist/bench/ledger.js <file.cpuprofile> <requests> [CPU µs per request]` buckets a profile made otherwise.
  * BENCH_LEDGER_TARGET=mercurius measures the reference the same way; BENCH_LEDGER_ENV='LOG_LEVEL=warn,…' switches
- * gateway settings (a stage off, to check its line by difference), and is the reference's environment too (NODE_OPTIONS).
+ * gateway settings (a stage off, to check its line by difference), and is the reference's environment too (NODE_OPTIONS);
+ * BENCH_LEDGER_NODE_ARGS adds flags to the measured process's command line.
  */
 
 
@@ -171,7 +172,9 @@ async function run(): Promise<void> {
   const script = target === 'gateway' ? npmStartArgs(ROOT) : [join(__dirname, 'mercuriusMain.js')];
   // BENCH_LEDGER_GC=true: V8's trace of each collection (to the collector's file), summed up below.
   const gcTrace = process.env.BENCH_LEDGER_GC === 'true' ? join(profiles, `${target}-gc.txt`) : undefined;
-  const args = gcTrace ? ['--trace-gc-nvp', ...script] : script;
+  // BENCH_LEDGER_NODE_ARGS: V8 flags Node refuses in NODE_OPTIONS (`--trace-opt`, `--track-gc-object-stats`), for either side.
+  const nodeArgs = (process.env.BENCH_LEDGER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const args = [...(gcTrace ? ['--trace-gc-nvp'] : []), ...nodeArgs, ...script];
   let server: Target | undefined;
   try {
     server = await startTarget(target, args, env, target, gcTrace);

@@ -34,7 +34,7 @@ const chosenEncodings = new Map<string, ContentEncoding | undefined>();
 const MAX_REMEMBERED_HEADERS = 64;
 
 /** A whole body, compressed on libuv's thread pool (the event loop keeps serving). */
-export function compress(body: string, encoding: ContentEncoding): Promise<Buffer> {
+export function compress(body: string | Buffer, encoding: ContentEncoding): Promise<Buffer> {
   return encoding === 'gzip' ? gzipAsync(body) : brotliAsync(body, brotliOptions);
 }
 

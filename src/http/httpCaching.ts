@@ -59,7 +59,7 @@ export function represent(response: GraphqlResponse, options: RepresentOptions):
  * that digest with the coding, as it is a different representation. The codings are deterministic for a given zlib,
  * so the same answer compressed again is the same bytes.
  */
-export function etagOf(body: string, encoding: ContentEncoding | undefined): string {
+export function etagOf(body: string | Buffer, encoding: ContentEncoding | undefined): string {
   const digest = createHash('sha256').update(body).digest('base64url').slice(0, 27);
   return `"${digest}${encoding ? `-${encoding}` : ''}"`;
 }

@@ -167,7 +167,7 @@ export function idempotencyStep(options: IdempotencyStepOptions): GraphqlStep {
             `The request first sent with this Idempotency-Key ran, but its response (${bytes} bytes) was larger than the gateway keeps, so it cannot be replayed; it is not run again. Read its outcome with a query, and use a new key for a new request.`,
           );
       const answered = whole ? answerOutcome(request.record, response) : kept.outcome;
-      const result = await store.complete(key, lease, { fingerprint, status: kept.status, contentType: kept.headers.get('content-type'), body: kept.body, ...answered }, ttlSeconds);
+      const result = await store.complete(key, lease, { fingerprint, status: kept.status, contentType: kept.headers.get('content-type'), body: kept.body.toString(), ...answered }, ttlSeconds);
       if (result === 'lease_lost') {
         note(request, 'store_failed');
         failed(request, 'lease_lost');

@@ -36,8 +36,8 @@ export interface AnswerOutcome {
 export interface GraphqlResponse {
   status: number;
   headers: Map<string, string>;
-  /** The whole body; empty for a stream. */
-  body: string;
+  /** The whole body, as text or as its UTF-8 bytes (the compiled path's, see compiledPath.ts); empty for a stream. */
+  body: string | Buffer;
   /** How an answer no executor wrote ended. */
   readonly outcome?: AnswerOutcome;
   /** Set when the answer is a stream of results (its `body` is then empty). */

@@ -16,7 +16,7 @@ const MUTATION = { query: 'mutation Book { createReservation(input: {}) { reserv
 const sentCall: UpstreamCallRecord = { service: 'reservation', method: 'POST', route: '/v1/reservations', status: 201, durationMs: 1, sent: true, source: 'upstream' };
 const FINGERPRINT = requestFingerprint({ documentText: MUTATION.query, operationName: MUTATION.operationName, variables: {} });
 const ok = (): GraphqlResponse => ({ status: 200, headers: new Map([['content-type', 'application/json']]), body: '{"data":{"createReservation":{}}}' });
-const codeOf = (res: GraphqlResponse) => (JSON.parse(res.body) as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.[0]?.extensions?.code;
+const codeOf = (res: GraphqlResponse) => (JSON.parse(res.body.toString()) as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.[0]?.extensions?.code;
 
 let requests = 0;
 function keyedRequest(key: string): GraphqlRequest {

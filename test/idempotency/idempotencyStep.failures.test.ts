@@ -44,7 +44,7 @@ describe('idempotencyStep, when things fail', () => {
     const step = idempotencyStep({ store: new MemoryIdempotencyStore({ maxBytes: 1 << 20 }), logger });
     const next = jest.fn(() => Promise.resolve(ok()));
     const res = await step(requestWith({ 'idempotency-key': 'k0' }, { extensions: { persistedQuery: { version: 1, sha256Hash: 'a'.repeat(64) } } }), next);
-    expect([res.status, JSON.parse(res.body).errors[0].extensions.code, res.headers.get('cache-control')]).toEqual([200, 'PERSISTED_QUERY_NOT_FOUND', 'private, no-cache, must-revalidate']);
+    expect([res.status, JSON.parse(res.body.toString()).errors[0].extensions.code, res.headers.get('cache-control')]).toEqual([200, 'PERSISTED_QUERY_NOT_FOUND', 'private, no-cache, must-revalidate']);
     expect(next).not.toHaveBeenCalled();
   });
 
@@ -52,7 +52,7 @@ describe('idempotencyStep, when things fail', () => {
     const step = idempotencyStep({ store: downStore, logger });
     const next = jest.fn(() => Promise.resolve(ok()));
     const res = await step(requestWith({ 'idempotency-key': 'k1' }), next);
-    expect([res.status, JSON.parse(res.body).errors[0].extensions.code]).toEqual([503, 'IDEMPOTENCY_UNAVAILABLE']);
+    expect([res.status, JSON.parse(res.body.toString()).errors[0].extensions.code]).toEqual([503, 'IDEMPOTENCY_UNAVAILABLE']);
     expect(next).not.toHaveBeenCalled();
   });
 

@@ -57,10 +57,10 @@ export function wsTransport(options: WsTransportOptions): { close(): Promise<voi
   const formatted = new WeakMap<GraphQLError, GraphQLFormattedError>();
 
   /** A refusal's formatted errors as the GraphQLErrors graphql-ws sends in an error message. */
-  function errorsOf(response: { body: string }): GraphQLError[] {
+  function errorsOf(response: { body: string | Buffer }): GraphQLError[] {
     let errors: GraphQLFormattedError[] = [];
     try {
-      errors = (JSON.parse(response.body) as { errors?: GraphQLFormattedError[] }).errors ?? [];
+      errors = (JSON.parse(response.body.toString()) as { errors?: GraphQLFormattedError[] }).errors ?? [];
     } catch {
       // An answer that is not JSON is no GraphQL answer: said as an internal error below.
     }
