@@ -56,7 +56,7 @@ export function compiledPath(options: CompiledPathOptions): CompiledExecutor {
       if (variables.errors) return undefined;
       let estimate: CostEstimate;
       try {
-        estimate = estimateCost({ ...compiled, variables: variables.coerced });
+        estimate = estimateCost({ schema: compiled.schema, document: compiled.document, operation: compiled.operation, variables: variables.coerced });
         // A refusal is Apollo's to answer (it judges again, alike); an admitted estimate is on the record and counted.
         if (judgeCost(limits, clients?.cost, record, estimate)) return undefined;
       } catch {
