@@ -81,7 +81,7 @@ export function compiledPath(options: CompiledPathOptions): CompiledExecutor {
         record.operations.push({ operationName: compiled.operation.name?.value ?? null, type: compiled.operation.operation, outcome: 'success', errorCodes: [], durationMs: performance.now() - started });
         if (client) clients.cost.answered(client, compiled, result.data);
         // As Apollo writes it: `JSON.stringify(result)`, then its bytes at once, while the text is young: a day view's
-        // text (238 KB, two bytes a character) kept until the write cost S2d 5-8 % more CPU (docs/performance.md).
+        // text (238 KB, two bytes a character) kept until the write cost S2d a few per cent more CPU (docs/performance.md).
         return { status: 200, headers: new Map([['content-type', contentType]]), body: Buffer.from(`${JSON.stringify({ data: result.data })}\n`) };
       })();
     },
