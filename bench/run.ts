@@ -23,7 +23,7 @@ const settings = {
   /**
    * Load before the measured rounds, per side and scenario: long enough for V8 to compile the gateway's S1d path
    * (about 6,000 requests). With 2 s, the gateway's CPU per query fell until the fourth round and the reference's until
-   * the sixth (docs/performance.md, the current run).
+   * the sixth (docs/performance.md, "The warm-up was too short").
    * 0 skips the warm-up (smoke runs of the harness itself).
    */
   warmupS: envNumber('BENCH_WARMUP_S', 15, 0),
