@@ -63,7 +63,7 @@ describe('Dockerfile', () => {
     expect((JSON.parse(cmd.args) as string[]).join(' ')).toBe(pkg.scripts.start);
     const tsconfig = JSON.parse(read('tsconfig.json')) as { compilerOptions: { outDir: string; rootDir: string } };
     expect(tsconfig.compilerOptions.rootDir).toBe('.');
-    expect(pkg.scripts.start).toBe(`node --heap-growing-percent=50 ${tsconfig.compilerOptions.outDir}/src/main.js`);
+    expect(pkg.scripts.start).toBe(`node --heap-growing-percent=75 ${tsconfig.compilerOptions.outDir}/src/main.js`);
   });
 
   it("gives node a heap flag that node takes on its command line (NODE_OPTIONS refuses it)", () => {
