@@ -27,6 +27,12 @@ export interface UpstreamRequest<T> extends Omit<TransportRequest, 'ignoreSucces
   deadline?: number;
 }
 
+/**
+ * Every property of `T`, the optional ones too (undefined when absent): the type of a request copied field by field
+ * rather than spread, so that a field added to `T` later fails to compile there instead of being dropped.
+ */
+type EveryField<T> = { [K in keyof Required<T>]: T[K] | undefined };
+
 /** What a per-request client adds to every call: the gateway's own headers, the record sink, the deadline. */
 export interface CallScope {
   /** Headers of the gateway's own: request id, trace context. */
@@ -146,7 +152,8 @@ export class UpstreamHttp {
     try {
       const { method, route, path, query, headers, body, signal } = req;
       // One literal, not a spread and a property it lacks: that makes V8 build a hidden class per call (docs/performance.md, "Hidden classes").
-      const answer = await this.send({ method, route, path, query, headers, body, signal, ignoreSuccessBody: req.response === BODY_IGNORED.response }, wire);
+      const sent = { method, route, path, query, headers, body, signal, ignoreSuccessBody: req.response === BODY_IGNORED.response } satisfies EveryField<TransportRequest>;
+      const answer = await this.send(sent, wire);
       status = answer.status;
       checkStatus(this.service, answer, context.secrets ?? []);
       const value = read(answer);
@@ -201,7 +208,8 @@ export class ScopedCaller {
     const { sent, context } = (this.fixed ??= this.fix());
     const { method, route, path, query, body, response, onEmpty } = req;
     // One literal, not a spread and properties it lacks: that makes V8 build a hidden class per call (docs/performance.md, "Hidden classes").
-    const call = this.http.call({ method, route, path, query, body, response, onEmpty, headers: sent.headers, signal: sent.signal, deadline: sent.deadline }, context);
+    const request = { method, route, path, query, body, response, onEmpty, headers: sent.headers, signal: sent.signal, deadline: sent.deadline } satisfies EveryField<UpstreamRequest<T>>;
+    const call = this.http.call(request, context);
     return this.scope.track ? this.scope.track(call) : call;
   }
 
