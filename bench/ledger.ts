@@ -32,7 +32,7 @@ const RULES: Array<{ stage: string; file: RegExp; fn?: RegExp }> = [
   { stage: 'the log line (pino, its write to stdout)', file: /^(pino|sonic-boom|fast-redact|on-exit-leak-free|src\/logger\.js)$/ },
   { stage: 'metrics (prom-client)', file: /^(prom-client|src\/observability\/(metrics|upstreamHooks|deviations)\.js|src\/clients\/clientMetrics\.js)$/ },
   { stage: 'the span (OpenTelemetry)', file: /^(@opentelemetry\/.*|src\/observability\/tracing\.js)$/ },
-  { stage: 'field-local reading of upstream records', file: /^src\/upstreams\/(record|schemas)\.js$/ },
+  { stage: 'field-local reading of upstream records', file: /^src\/upstreams\/(record|schemas|(pos|reservation)\/assumptions)\.js$/ },
   { stage: 'scalars (each value checked as served)', file: /^src\/scalars\.js$/ },
   { stage: 'shared reads (joins, kept answers)', file: /^(src\/upstreams\/sharedReads\.js|lru-cache)$/ },
   { stage: 'upstream body: status, JSON.parse', file: /^src\/upstreams\/answer\.js$/ },

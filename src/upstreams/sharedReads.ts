@@ -120,6 +120,7 @@ class Waiter {
 interface Kept {
   status: number;
   text: string;
+  bytes: number;
   readAt: number;
   scope: string;
 }
@@ -159,7 +160,7 @@ export class SharedReads {
     if (options.maxAgeSeconds > 0 && options.maxBytes > 0) {
       this.kept = new LRUCache<string, Kept>({
         maxSize: options.maxBytes,
-        sizeCalculation: (kept, key) => Buffer.byteLength(kept.text) + key.length + ENTRY_OVERHEAD_BYTES,
+        sizeCalculation: (kept, key) => kept.bytes + key.length + ENTRY_OVERHEAD_BYTES,
         // Nothing older than the cap can be asked for: its lifetime is the cap, on the same clock as the ages.
         ttl: options.maxAgeSeconds * 1000,
         perf: { now: () => this.now() },
@@ -237,7 +238,7 @@ export class SharedReads {
 
   private keep(id: string, scope: string, answer: Answer, readAt: number): void {
     if (!this.kept) return;
-    this.kept.set(id, { status: answer.status, text: answer.text, readAt, scope });
+    this.kept.set(id, { status: answer.status, text: answer.text, bytes: answer.bytes, readAt, scope });
     // lru-cache refuses an entry larger than the whole store; only what it holds is indexed.
     if (!this.kept.has(id)) return;
     let keys = this.keptByScope.get(scope);
@@ -251,7 +252,7 @@ export class SharedReads {
     if (!kept) return undefined;
     const ageMs = Math.max(0, this.now() - kept.readAt);
     if (ageMs > maxAgeMs) return undefined;
-    return { answer: { status: kept.status, headers: {}, text: kept.text, json: undefined }, ageMs };
+    return { answer: { status: kept.status, headers: {}, text: kept.text, bytes: kept.bytes, json: undefined }, ageMs };
   }
 
   private unindex(scope: string, id: string): void {

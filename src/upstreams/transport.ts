@@ -56,6 +56,8 @@ export interface Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** The body's length in bytes as it came (a kept answer is counted by it, without measuring the text again). */
+  bytes: number;
   /**
    * The text parsed, once a reading has parsed it (src/upstreams/answer.ts): every request that joined the read of
    * this answer reads the one parse (records never change what they wrap). Absent: not parsed yet.
@@ -161,7 +163,7 @@ class AnswerReader implements Dispatcher.DispatchHandler {
     this.chunks = [];
     // A 2xx body that means nothing is answered now and drained unread, so the connection can be reused; past the
     // size cap undici closes the connection instead, and the deadline still cuts a body that trickles on.
-    if (this.ignoreSuccessBody && isSuccess(status)) this.outcome()?.resolve({ status, headers, text: '', json: undefined });
+    if (this.ignoreSuccessBody && isSuccess(status)) this.outcome()?.resolve({ status, headers, text: '', bytes: 0, json: undefined });
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -173,9 +175,11 @@ class AnswerReader implements Dispatcher.DispatchHandler {
     const outcome = this.outcome();
     this.finish();
     if (!outcome) return;
-    const text = chunks.length === 0 ? '' : (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8');
-    // As undici's body.text(): a byte order mark is not part of the text.
-    outcome.resolve({ status, headers, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, json: undefined });
+    const body = chunks.length === 0 ? undefined : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+    const text = body ? body.toString('utf8') : '';
+    // As undici's body.text(): a byte order mark (three bytes in UTF-8) is not part of the text.
+    const bom = text.charCodeAt(0) === 0xfeff;
+    outcome.resolve({ status, headers, text: bom ? text.slice(1) : text, bytes: (body?.length ?? 0) - (bom ? 3 : 0), json: undefined });
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {

@@ -8,7 +8,7 @@ import { thrownBy } from '../support/failures';
 const Ok = z.object({ ok: z.boolean() });
 
 function answer(status: number, text = '', headers: Answer['headers'] = {}): Answer {
-  return { status, headers, text };
+  return { status, headers, text, bytes: Buffer.byteLength(text) };
 }
 
 describe('checkStatus', () => {

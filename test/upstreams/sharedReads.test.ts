@@ -239,7 +239,7 @@ describe('shared upstream reads, over real HTTP', () => {
 
 describe('SharedReads', () => {
   const key = (target: string, hash = 'a'.repeat(64)): ReadKey => ({ service: 'pos', route: '/checks/:id', target, credentialHash: hash });
-  const ok = (text: string): Answer => ({ status: 200, headers: {}, text });
+  const ok = (text: string): Answer => ({ status: 200, headers: {}, text, bytes: Buffer.byteLength(text) });
 
   /** A fetch that resolves when told, and says whether its signal aborted. */
   function pending(): { fetch: (signal: CallSignal) => Promise<Answer>; resolve(answer: Answer): void; calls: number; aborted(): boolean } {

@@ -125,7 +125,7 @@ describe('UpstreamTransport reading the body', () => {
     raw = undefined;
   });
 
-  it('reads UTF-8 split across chunks as one text, without a byte order mark', async () => {
+  it('reads UTF-8 split across chunks as one text, without a byte order mark, and counts its bytes', async () => {
     const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('"€é"')]);
     raw = createServer((socket) => {
       socket.once('data', () => {
@@ -138,7 +138,8 @@ describe('UpstreamTransport reading the body', () => {
     await new Promise<void>((resolve) => raw!.listen(0, '127.0.0.1', resolve));
     const { port } = raw.address() as { port: number };
     transport = new UpstreamTransport({ ...OPTIONS, baseUrl: `http://127.0.0.1:${port}` });
-    await expect(transport.send(GET, new WireMark())).resolves.toMatchObject({ status: 200, text: '"€é"' });
+    // Two quotes, the euro sign's three bytes and é's two: the mark's three are not the text's.
+    await expect(transport.send(GET, new WireMark())).resolves.toMatchObject({ status: 200, text: '"€é"', bytes: 7 });
   });
 });
 
