@@ -138,13 +138,18 @@ export const JSONScalar = new GraphQLScalarType<Record<string, unknown>, Record<
 /** The instants a DateTime can show: years 0000 to 9999 (a wider year has no four-digit form). */
 const FIRST_INSTANT_MS = -62_167_219_200_000; // 0000-01-01T00:00:00Z
 const LAST_INSTANT_MS = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
+
+/** `00` to `99`. */
+const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
+
 /** A POS integer timestamp as a DateTime in UTC (`+00:00`); undefined outside years 0000 to 9999, a bad value of its field. */
 export function posTimestampToDateTime(value: number, unit: 's' | 'ms'): string | undefined {
   const ms = unit === 's' ? value * 1000 : value;
   if (!(ms >= FIRST_INSTANT_MS && ms <= LAST_INSTANT_MS)) return undefined;
   // The calendar day by arithmetic (H. Hinnant's days-to-civil), not `new Date(ms).toISOString()`: a day view shows
   // about 150 of these, and the Date took 1-2 µs each (docs/performance.md).
-  const seconds = Math.floor(ms / 1000);
+  // A fraction of a ms is cut toward zero first, as a Date does.
+  const seconds = Math.floor(Math.trunc(ms) / 1000);
   const days = Math.floor(seconds / 86_400);
   const second = seconds - days * 86_400;
   const shifted = days + 719_468; // days from 0000-03-01, so a year's leap day is its last
@@ -159,9 +164,6 @@ export function posTimestampToDateTime(value: number, unit: 's' | 'ms'): string 
   const clock = `${TWO_DIGITS[Math.floor(second / 3600)]}:${TWO_DIGITS[Math.floor(second / 60) % 60]}:${TWO_DIGITS[second % 60]}`;
   return `${TWO_DIGITS[Math.floor(year / 100)]}${TWO_DIGITS[year % 100]}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}T${clock}+00:00`;
 }
-
-/** `00` to `99`. */
-const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
 
 /** The reservation service's request form of a local date and time: `YYYY-MM-DD HH:MM`. */
 export function toUpstreamLocalDateTime(canonical: string): string {

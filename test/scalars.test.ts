@@ -63,7 +63,7 @@ describe('posTimestampToDateTime', () => {
     const asDate = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}+00:00`;
     const [first, last] = [-62_167_219_200_000, 253_402_300_799_999];
     // Each end, the days around the epoch, leap days (2000 is one, 1900 and 2100 are not), and a spread of the rest.
-    const instants = [first, first + 999, last, last - 999, -1, 0, 1, -86_400_001, 951_782_400_000, 951_868_799_999, -2_203_891_200_000, 4_107_542_400_000];
+    const instants = [first, first + 999, last, last - 999, -1, 0, 1, -0.5, -1000.5, 999.5, -86_400_001, 951_782_400_000, 951_868_799_999, -2_203_891_200_000, 4_107_542_400_000];
     let seed = 29;
     for (let i = 0; i < 5000; i++) {
       seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;

@@ -100,6 +100,19 @@ describe('UpstreamRecord: reservations and employees', () => {
     expect(res.body).toEqual({ data: { reservation: { date: '2026-11-21T19:30:00+03:00', createdAt: '2026-11-01T07:00:00Z', tableNames: 'T12, T13' } } });
   });
 
+  it.each([
+    ['2026-11-21T19:30:00+03:00', '2026-11-21T19:30:00+03:00'],
+    ['2026-11-21T19:30-00:00', '2026-11-21T19:30-00:00'],
+    ['2026-11-21T19:30:00.5Z', '2026-11-21T19:30:00.5Z'],
+    ['2026-11-21T19:30:00+0300', '2026-11-21T19:30:00+03:00'],
+    ['2026-11-21T19:30:00+03', '2026-11-21T19:30:00+03:00'],
+    ['2026-11-21 19:30:00Z', '2026-11-21T19:30:00Z'],
+  ])('shows the date-time %s as %s', async (sent, shown) => {
+    rig.bodies.set('/v1/reservations/:id', changed({ reservation: base }, [[['reservation', 'created_at'], sent]]));
+    const res = await rig.stack.gql(one('createdAt'), { id: base.id });
+    expect(res.body).toEqual({ data: { reservation: { createdAt: shown } } });
+  });
+
   it('refuses an answer whose reservation is no object whole, with extensions.upstream', async () => {
     rig.bodies.set('/v1/reservations/:id', { reservation: 'r-1' });
     const res = await rig.stack.gql(one('id'), { id: base.id });

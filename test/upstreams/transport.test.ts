@@ -21,7 +21,7 @@ describe('UpstreamTransport', () => {
     transport = new UpstreamTransport({ baseUrl: server.url, connectTimeoutMs: 500, headersTimeoutMs: 1000, bodyTimeoutMs: 1000, connections: 1, maxResponseBytes: 1024 });
     const wire = new WireMark();
     const answer = await transport.send({ method: 'POST', route: '/x', path: '/x', headers: { 'x-gateway': '1' }, body: { a: 1 }, ignoreSuccessBody: false }, wire);
-    expect(answer).toMatchObject({ status: 200, text: '{"ok":true}' });
+    expect(answer).toMatchObject({ status: 200, text: '{"ok":true}', bytes: 11 });
     expect(server.requests[0]?.headers).toMatchObject({ 'x-gateway': '1', accept: 'application/json', 'content-type': 'application/json' });
     expect(server.requests[0]?.body).toBe('{"a":1}');
     expect(wire.written).toBe(true);
@@ -109,7 +109,7 @@ describe('UpstreamTransport and the request signal', () => {
     });
     transport = new UpstreamTransport({ ...OPTIONS, baseUrl: server.url });
     const controller = new AbortController();
-    await expect(transport.send({ ...GET, signal: controller.signal, ignoreSuccessBody: true }, new WireMark())).resolves.toMatchObject({ status: 200, text: '' });
+    await expect(transport.send({ ...GET, signal: controller.signal, ignoreSuccessBody: true }, new WireMark())).resolves.toMatchObject({ status: 200, text: '', bytes: 0 });
     controller.abort();
     for (let i = 0; i < 120 && sentAtClose === undefined; i++) await delay(25);
     // The connection was cut with the body unfinished, rather than drained to its end.
