@@ -31,12 +31,12 @@ export const RESERVATION_REQUIRED_HEADERS = {
 /** A STORE_PIN_CODE is 4 characters (the examples' are): shorter credentials are not masked in upstream messages. */
 export const STORE_PIN_CODE_LENGTH = 4;
 
-const [T, COLON] = [0x54, 0x3a];
+const COLON = 0x3a;
 const DATE_TIME_READ = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}(?::?\d{2})?)$/;
 
 function normaliseDateTime(text: string): string | undefined {
-  // Already the wire form (`T`, and `Z` or `±HH:MM`, as the service writes them): served as it came, without a match.
-  if (text.charCodeAt(10) === T && (text.endsWith('Z') || text.charCodeAt(text.length - 3) === COLON) && isDateTime(text)) return text;
+  // Already the served form (isDateTime's, with `Z` or `±HH:MM`, as the service writes it): as it came, no match array.
+  if ((text.endsWith('Z') || text.charCodeAt(text.length - 3) === COLON) && isDateTime(text)) return text;
   const m = DATE_TIME_READ.exec(text);
   if (!m) return undefined;
   const offset = m[3] === 'Z' ? 'Z' : `${m[3].slice(0, 3)}:${m[3].length === 3 ? '00' : m[3].slice(-2)}`;
