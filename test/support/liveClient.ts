@@ -80,18 +80,24 @@ export function reservationIdOf(token: string): string {
 
 export async function startLiveUpstreams(): Promise<LiveUpstreams> {
   const checkId = randomUUID();
+  const records = new Map<string, ReturnType<typeof reservationRecord>>();
   const state = { status: 'confirmed', checkStatus: 'open', fail: 'ok' as LiveUpstreams['fail'], delayMs: (_url: string) => 0 };
   const reservation = await startScriptedServer((req, res) => {
     const answer = () => {
       if (state.fail !== 'ok') return sendJson(res, state.fail, { errors: [{ message: 'refused', code: state.fail }] });
       const token = String(req.headers['reservation-access-token'] ?? '');
-      sendJson(res, 200, { reservations: [reservationRecord({ id: reservationIdOf(token), status: state.status, check: { id: checkId } })], meta: pageMeta() });
+      // One record per venue, made once: the fixture draws new ids for nested records (the customer's among them),
+      // and a read that differs from the last is a live event the test did not make.
+      let record = records.get(token);
+      if (!record) records.set(token, (record = reservationRecord({ id: reservationIdOf(token), check: { id: checkId } })));
+      sendJson(res, 200, { reservations: [{ ...record, status: state.status }], meta: pageMeta() });
     };
     const wait = state.delayMs(req.url ?? '');
     if (wait > 0) setTimeout(answer, wait);
     else answer();
   });
-  const pos = await startScriptedServer((_req, res) => sendJson(res, 200, checkRecord({ id: checkId, status: state.checkStatus })));
+  const check = checkRecord({ id: checkId });
+  const pos = await startScriptedServer((_req, res) => sendJson(res, 200, { ...check, status: state.checkStatus }));
   const upstreams: LiveUpstreams = Object.assign(state, {
     reservation,
     pos,
