@@ -29,4 +29,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
 # What `npm start` runs (a test keeps them equal). Node itself is PID 1, so SIGTERM reaches the gateway's drain.
 # The heap flag is node's own (NODE_OPTIONS refuses it): the old space may grow to 1.75x what the last full collection
 # left, where V8 would otherwise let it grow up to 4x on a large heap, and the peak resident set with it.
-CMD ["node", "--heap-growing-percent=75", "dist/src/main.js"]
+CMD ["node", "--heap-growing-percent=75", "--no-memory-reducer", "dist/src/main.js"]

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createSampleState } from '../src/sandbox';
 import { benchManifest } from './operations';
-import { TRUSTED_MANIFEST, cpuTimeMs, gatewayEnv, npmStartArgs, peakRssMiB, startTarget, startUpstreamsProcess, stopProcess, type Target } from './processes';
+import { SERVER_NODE_FLAGS, TRUSTED_MANIFEST, cpuTimeMs, gatewayEnv, npmStartArgs, peakRssMiB, rssMiB, startTarget, startUpstreamsProcess, stopProcess, type Target } from './processes';
 import { benchNow, connectionHeaders, singleScenario, type ScenarioRequest } from './scenarios';
 import type { UpstreamPair } from './upstreams';
 import type { Profile, ProfileNode } from './cpuprofile';
@@ -23,7 +23,8 @@ import type { Profile, ProfileNode } from './cpuprofile';
  * `node dist/bench/ledger.js <file.cpuprofile> <requests> [CPU µs per request]` buckets a profile made otherwise.
  * BENCH_LEDGER_TARGET=mercurius measures the reference the same way; BENCH_LEDGER_ENV='LOG_LEVEL=warn,…' switches
  * gateway settings (a stage off, to check its line by difference), and is the reference's environment too (NODE_OPTIONS);
- * BENCH_LEDGER_NODE_ARGS adds flags to the measured process's command line.
+ * BENCH_LEDGER_NODE_ARGS adds flags to the measured process's command line; BENCH_LEDGER_IDLE_S leaves the process
+ * idle that many seconds between the warm-up and the measured part.
  */
 
 
@@ -154,6 +155,7 @@ async function run(): Promise<void> {
   const warmup = Number(process.env.BENCH_LEDGER_WARMUP ?? 2000);
   const requests = Number(process.env.BENCH_LEDGER_REQUESTS ?? 10000);
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+  const idleS = Number(process.env.BENCH_LEDGER_IDLE_S ?? 0);
   const target = process.env.BENCH_LEDGER_TARGET === 'mercurius' ? 'mercurius' : 'gateway';
   const now = benchNow();
   const state = createSampleState({ now });
@@ -169,7 +171,7 @@ async function run(): Promise<void> {
     target === 'gateway'
       ? { ...gatewayEnv(pair), ...extra }
       : { RESERVATION_BASE_URL: pair.reservationUrl, POS_BASE_URL: pair.posUrl, ...extra };
-  const script = target === 'gateway' ? npmStartArgs(ROOT) : [join(__dirname, 'mercuriusMain.js')];
+  const script = target === 'gateway' ? npmStartArgs(ROOT) : [...SERVER_NODE_FLAGS, join(__dirname, 'mercuriusMain.js')];
   // BENCH_LEDGER_GC=true: V8's trace of each collection (to the collector's file), summed up below.
   const gcTrace = process.env.BENCH_LEDGER_GC === 'true' ? join(profiles, `${target}-gc.txt`) : undefined;
   // BENCH_LEDGER_NODE_ARGS: V8 flags Node refuses in NODE_OPTIONS (`--trace-opt`, `--track-gc-object-stats`), for either side.
@@ -186,6 +188,14 @@ async function run(): Promise<void> {
     const { request, own } = singleScenario(scenario, 'BENCH_LEDGER_SCENARIO', state);
     const expectBody = await (await fetch(server.url + request.path, { method: 'POST', headers: request.headers, body: request.body })).text();
     await sendExactly(server, request, warmup, connections, expectBody, own);
+    // BENCH_LEDGER_IDLE_S: a lull between the warm-up and the measured part, as a replica meets between bursts (and
+    // each side meets between its rounds of `npm run bench`, while the others are loaded).
+    let lull = '';
+    if (idleS > 0) {
+      const before = rssMiB(server.process.pid);
+      await new Promise((done) => setTimeout(done, idleS * 1000));
+      lull = `; after the warm-up RSS ${before?.toFixed(0) ?? 'n/a'} MiB, after ${idleS} s idle ${rssMiB(server.process.pid)?.toFixed(0) ?? 'n/a'} MiB`;
+    }
     const cpuBefore = cpuTimeMs(server.process.pid) ?? NaN;
     const started = performance.now();
     await sendExactly(server, request, requests, connections, expectBody, own);
@@ -198,7 +208,7 @@ async function run(): Promise<void> {
       log(scavengesOf(readFileSync(gcTrace, 'utf8'), 1 + warmup + requests));
     }
     if (!profiled) {
-      log(`${scenario} on ${target}: ${(requests / seconds).toFixed(0)} req/s, process CPU (/proc) ${((1000 * cpuMs) / requests).toFixed(0)} µs per request, peak RSS ${peak?.toFixed(0) ?? 'n/a'} MiB (${readyRss?.toFixed(1) ?? 'n/a'} when ready)`);
+      log(`${scenario} on ${target}: ${(requests / seconds).toFixed(0)} req/s, process CPU (/proc) ${((1000 * cpuMs) / requests).toFixed(0)} µs per request, peak RSS ${peak?.toFixed(0) ?? 'n/a'} MiB (${readyRss?.toFixed(1) ?? 'n/a'} when ready)${lull}`);
       return;
     }
     const file = readdirSync(profiles).find((f) => f.startsWith(`${target}-`));

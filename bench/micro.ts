@@ -8,7 +8,10 @@ import { RECORD_TYPES, resolvers } from '../src/resolvers';
 import { createSampleState, SAMPLE } from '../src/sandbox';
 import { buildExecutableSchema, loadTypeDefs } from '../src/schema';
 import { sha256Hex } from '../src/sha256';
-import { Check } from '../src/upstreams/pos/dto';
+import { Check, type CheckDto } from '../src/upstreams/pos/dto';
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import { DateScalar, DateTimeScalar, DecimalScalar, JSONScalar, LocalDateTimeScalar, LocalTimeScalar } from '../src/scalars';
+import { mapCheck } from './baseline';
 import { trustedDocumentsStep } from '../src/trustedDocuments/trustedDocumentsStep';
 import type { GraphqlRequest } from '../src/pipeline/types';
 import { operationsOfBody } from '../src/http/operationRequests';
@@ -19,13 +22,17 @@ import { benchNow } from './scenarios';
 
 /**
  * `npm run bench:micro`: the pieces of one request that the optimisations in docs/performance.md changed, each timed
- * alone in this process (warm, medians of 5 batches): execution of S1's full Check by graphql-js and by graphql-jit,
+ * alone in this process (warm, medians of 5 batches): execution of S1's full Check by graphql-js and by graphql-jit
+ * (and by the Mercurius reference's schema and mapping),
  * the writing of its answer by JSON.stringify, the check's JSON parse and zod check, one request log line with the old
  * wildcard redaction and the current one, the reading of a request body into its operations, the document phase a
  * trusted id skips beside what the trusted documents step costs, and what compressing a large answer costs (every
  * reservation and check of the sample venue as one JSON body) by coding.
  */
 const BATCH = 5000;
+
+/** The gateway's scalars, as the reference registers them. */
+const REFERENCE_SCALARS = { DateTime: DateTimeScalar, Date: DateScalar, LocalDateTime: LocalDateTimeScalar, LocalTime: LocalTimeScalar, Decimal: DecimalScalar, JSON: JSONScalar };
 
 async function time(label: string, fn: () => unknown): Promise<void> {
   for (let i = 0; i < BATCH; i++) await fn();
@@ -60,6 +67,17 @@ async function main(): Promise<void> {
   process.stdout.write(`S1's check: ${raw.length} bytes upstream, ${a.length} bytes answered\n`);
   await time('execute S1, graphql-js', () => execute({ schema, document, contextValue: context, variableValues: variables }));
   await time('execute S1, graphql-jit (compiled once)', () => compiled.query(undefined, context, variables));
+  // The Mercurius reference's execution (bench/mercurius.ts): the same SDL and scalars, graphql-jit over the plain
+  // objects of its hand mapping, mapped per execution as it maps per request.
+  const reference = makeExecutableSchema({
+    typeDefs: loadTypeDefs(),
+    resolvers: { ...REFERENCE_SCALARS, Query: { check: (_root: unknown, _args: unknown, ctx: { load(): Promise<unknown> }) => ctx.load() } },
+  });
+  const referenceQuery = compileQuery(reference, document, OPERATIONS.S1.operationName);
+  if (!isCompiledQuery(referenceQuery)) throw new Error('S1 does not compile on the reference schema');
+  const referenceContext = { load: async () => mapCheck(body as CheckDto) };
+  if (JSON.stringify(await referenceQuery.query(undefined, referenceContext, variables)) !== b) throw new Error('the reference executes S1 differently');
+  await time("execute S1, the reference's (graphql-jit on its mapping)", () => referenceQuery.query(undefined, referenceContext, variables));
   const data = (await compiled.query(undefined, context, variables)).data;
   await time("write S1's data, JSON.stringify", () => JSON.stringify(data));
   await time('JSON.parse of the check', () => JSON.parse(raw));

@@ -30,6 +30,13 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The node flags of `npm start` that any server may take, given to the reference and the baseline too: V8's memory
+ * reducer off. After a lull of about half a minute it shrank the heap and the next requests paid for compiling again
+ * (docs/performance.md, *After a lull*); the bench's sides idle that long between their rounds, so each gets the setting.
+ */
+export const SERVER_NODE_FLAGS = ['--no-memory-reducer'];
+
 /** node's arguments in `npm start` (its flags and the built entry, made absolute), so the gateway runs as production runs it. */
 export function npmStartArgs(root: string): string[] {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
@@ -89,9 +96,18 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
  * which is at least the peak of their sum); undefined off Linux.
  */
 export function peakRssMiB(pid: number | undefined): number | undefined {
+  return statusMiB(pid, 'VmHWM');
+}
+
+/** The resident set now (VmRSS) of a live process and its descendants in MiB; undefined off Linux. */
+export function rssMiB(pid: number | undefined): number | undefined {
+  return statusMiB(pid, 'VmRSS');
+}
+
+function statusMiB(pid: number | undefined, field: 'VmHWM' | 'VmRSS'): number | undefined {
   let total: number | undefined;
   for (const p of processTree(pid)) {
-    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readProc(`/proc/${p}/status`) ?? '');
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(readProc(`/proc/${p}/status`) ?? '');
     if (match) total = (total ?? 0) + Number(match[1]) / 1024;
   }
   return total;

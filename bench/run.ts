@@ -7,7 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Pool } from 'undici';
 import { createSampleState } from '../src/sandbox';
 import { benchManifest, type ScenarioName } from './operations';
-import { TRUSTED_MANIFEST, cpuTimeMs, gatewayEnv, median, npmStartArgs, peakRssMiB, startTarget, startUpstreamsProcess, stopProcess, type Target } from './processes';
+import { SERVER_NODE_FLAGS, TRUSTED_MANIFEST, cpuTimeMs, gatewayEnv, median, npmStartArgs, peakRssMiB, startTarget, startUpstreamsProcess, stopProcess, type Target } from './processes';
 import { FLOOR_REQUEST, benchNow, connectionHeaders, OWN_CREDENTIALS, scenarioRequest, type ScenarioRequest } from './scenarios';
 import { CONTROL_PATH, type CallCounts, type UpstreamPair } from './upstreams';
 import { runVenueScreens, venueScreensRequests, type VenueScreensSide } from './venueScreens';
@@ -41,8 +41,8 @@ const ROOT = resolve(__dirname, '..', '..');
 const ARGS = {
   // What `npm start` runs, with its node flags.
   gateway: npmStartArgs(ROOT),
-  baseline: [join(__dirname, 'baselineMain.js')],
-  mercurius: [join(__dirname, 'mercuriusMain.js')],
+  baseline: [...SERVER_NODE_FLAGS, join(__dirname, 'baselineMain.js')],
+  mercurius: [...SERVER_NODE_FLAGS, join(__dirname, 'mercuriusMain.js')],
 };
 /** The sides of each scenario, in the order of the first round. */
 const SIDES = ['gateway', 'mercurius', 'baseline'] as const;

@@ -78,11 +78,13 @@ async function pollsOf(url: string): Promise<number> {
 describeWithRedis('live subscriptions across gateway processes')('live subscriptions across gateway processes', () => {
   let redis: RedisServer;
 
-  beforeAll(async () => {
+  // A Redis of its own for each test: Redis keeps a live poll's last result for the processes that join it, so a test
+  // started within its lifetime would be sent the test before's (another upstream's check, a later status) first.
+  beforeEach(async () => {
     redis = await startRedisServer();
   });
 
-  afterAll(async () => {
+  afterEach(async () => {
     await redis.stop();
   });
 
