@@ -27,6 +27,7 @@ EXPOSE 4000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||4000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # What `npm start` runs (a test keeps them equal). Node itself is PID 1, so SIGTERM reaches the gateway's drain.
-# The heap flag is node's own (NODE_OPTIONS refuses it): the old space may grow to 1.75x what the last full collection
-# left, where V8 would otherwise let it grow up to 4x on a large heap, and the peak resident set with it.
+# The heap flags are node's own (NODE_OPTIONS refuses them): the old space may grow to 1.75x what the last full
+# collection left, where V8 would otherwise let it grow up to 4x on a large heap, and the peak resident set with it;
+# and V8's memory reducer is off, so a pause in traffic does not shrink the heap and cost the next requests a compile.
 CMD ["node", "--heap-growing-percent=75", "--no-memory-reducer", "dist/src/main.js"]

@@ -156,6 +156,7 @@ async function run(): Promise<void> {
   const requests = Number(process.env.BENCH_LEDGER_REQUESTS ?? 10000);
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
   const idleS = Number(process.env.BENCH_LEDGER_IDLE_S ?? 0);
+  if (!Number.isFinite(idleS) || idleS < 0) throw new Error(`BENCH_LEDGER_IDLE_S must be a number of seconds, not ${process.env.BENCH_LEDGER_IDLE_S}`);
   const target = process.env.BENCH_LEDGER_TARGET === 'mercurius' ? 'mercurius' : 'gateway';
   const now = benchNow();
   const state = createSampleState({ now });
@@ -189,7 +190,7 @@ async function run(): Promise<void> {
     const expectBody = await (await fetch(server.url + request.path, { method: 'POST', headers: request.headers, body: request.body })).text();
     await sendExactly(server, request, warmup, connections, expectBody, own);
     // BENCH_LEDGER_IDLE_S: a lull between the warm-up and the measured part, as a replica meets between bursts (and
-    // each side meets between its rounds of `npm run bench`, while the others are loaded).
+    // the sides of `npm run bench` before their rounds, while the others are loaded).
     let lull = '';
     if (idleS > 0) {
       const before = rssMiB(server.process.pid);
@@ -217,7 +218,7 @@ async function run(): Promise<void> {
     // The first answer, the warm-up and the measured requests; readiness probes are too few to count.
     const ledger = ledgerOf(profile, 1 + warmup + requests);
     log(`${scenario} on ${target}${extra && Object.keys(extra).length ? ` with ${JSON.stringify(extra)}` : ''}: ${warmup} + ${requests} requests, ${connections} connections, each its own credentials`);
-    log(`measured part: ${(requests / seconds).toFixed(0)} req/s under the profiler, process CPU (/proc) ${((1000 * cpuMs) / requests).toFixed(0)} µs per request`);
+    log(`measured part: ${(requests / seconds).toFixed(0)} req/s under the profiler, process CPU (/proc) ${((1000 * cpuMs) / requests).toFixed(0)} µs per request${lull}`);
     log(`profile: ${join(profiles, file)}\n`);
     log(formatLedger(ledger, (1000 * cpuMs) / requests));
   } finally {

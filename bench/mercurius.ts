@@ -37,6 +37,9 @@ interface MappedReservation extends Record<string, unknown> {
   checkId: string | null;
 }
 
+/** The gateway's scalars, as the reference registers them (bench/micro.ts times its execution with them too). */
+export const REFERENCE_SCALARS = { DateTime: DateTimeScalar, Date: DateScalar, LocalDateTime: LocalDateTimeScalar, LocalTime: LocalTimeScalar, Decimal: DecimalScalar, JSON: JSONScalar };
+
 export async function createMercurius(options: MercuriusOptions): Promise<FastifyInstance> {
   const connections = options.connections ?? 128;
   const reservation = new Pool(options.reservationUrl, { connections });
@@ -59,12 +62,7 @@ export async function createMercurius(options: MercuriusOptions): Promise<Fastif
   };
 
   const resolvers: IResolvers = {
-    DateTime: DateTimeScalar,
-    Date: DateScalar,
-    LocalDateTime: LocalDateTimeScalar,
-    LocalTime: LocalTimeScalar,
-    Decimal: DecimalScalar,
-    JSON: JSONScalar,
+    ...REFERENCE_SCALARS,
     Query: {
       check: (_root, args: { id: string }, ctx: MercuriusContext) => ctx.checks.load(args.id),
       reservations: async (_root, args: { date: string; page: number; perPage: number; revenueCenterId?: string }, ctx: MercuriusContext) => {

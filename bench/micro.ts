@@ -10,8 +10,8 @@ import { buildExecutableSchema, loadTypeDefs } from '../src/schema';
 import { sha256Hex } from '../src/sha256';
 import { Check, type CheckDto } from '../src/upstreams/pos/dto';
 import { makeExecutableSchema } from '@graphql-tools/schema';
-import { DateScalar, DateTimeScalar, DecimalScalar, JSONScalar, LocalDateTimeScalar, LocalTimeScalar } from '../src/scalars';
 import { mapCheck } from './baseline';
+import { REFERENCE_SCALARS } from './mercurius';
 import { trustedDocumentsStep } from '../src/trustedDocuments/trustedDocumentsStep';
 import type { GraphqlRequest } from '../src/pipeline/types';
 import { operationsOfBody } from '../src/http/operationRequests';
@@ -31,8 +31,6 @@ import { benchNow } from './scenarios';
  */
 const BATCH = 5000;
 
-/** The gateway's scalars, as the reference registers them. */
-const REFERENCE_SCALARS = { DateTime: DateTimeScalar, Date: DateScalar, LocalDateTime: LocalDateTimeScalar, LocalTime: LocalTimeScalar, Decimal: DecimalScalar, JSON: JSONScalar };
 
 async function time(label: string, fn: () => unknown): Promise<void> {
   for (let i = 0; i < BATCH; i++) await fn();

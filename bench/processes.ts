@@ -33,7 +33,9 @@ export function freePort(): Promise<number> {
 /**
  * The node flags of `npm start` that any server may take, given to the reference and the baseline too: V8's memory
  * reducer off. After a lull of about half a minute it shrank the heap and the next requests paid for compiling again
- * (docs/performance.md, *After a lull*); the bench's sides idle that long between their rounds, so each gets the setting.
+ * (docs/performance.md, *After a lull*). In `npm run bench` the gateway, warmed first, waits that long before its
+ * first round and the others up to about 20 s between theirs; each side gets the setting, so that none pays for it.
+ * test/bench/serverFlags.test.ts keeps every flag here in `npm start`.
  */
 export const SERVER_NODE_FLAGS = ['--no-memory-reducer'];
 

@@ -71,6 +71,10 @@ describe('Dockerfile', () => {
     const run = spawnSync(process.execPath, [...flags.slice(0, -1), '-e', 'process.exit(0)'], { encoding: 'utf8' });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
+    for (const flag of flags.slice(0, -1)) {
+      const refused = spawnSync(process.execPath, ['-e', 'process.exit(0)'], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: flag } });
+      expect({ flag, refused: refused.status !== 0 && refused.stderr.includes('not allowed in NODE_OPTIONS') }).toEqual({ flag, refused: true });
+    }
   });
 
   it('keeps local clutter and secrets out of the build context', () => {

@@ -19,9 +19,13 @@ beforeEach(async () => {
   upstreams = await startLiveUpstreams();
 });
 
+/** Redis servers of the test, stopped after its gateway processes so that none sees its Redis go first. */
+const redisServers: RedisServer[] = [];
+
 afterEach(async () => {
   await Promise.all(clients.splice(0).map(async (c) => c.dispose()));
   for (const p of processes.splice(0)) p.kill();
+  await Promise.all(redisServers.splice(0).map((r) => r.stop()));
   await upstreams.close();
 });
 
@@ -82,10 +86,7 @@ describeWithRedis('live subscriptions across gateway processes')('live subscript
   // started within its lifetime would be sent the test before's (another upstream's check, a later status) first.
   beforeEach(async () => {
     redis = await startRedisServer();
-  });
-
-  afterEach(async () => {
-    await redis.stop();
+    redisServers.push(redis);
   });
 
   it('poll once between two processes on one Redis, fan each change out to both, and the survivor takes over when the poller dies', async () => {
