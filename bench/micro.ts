@@ -1,5 +1,6 @@
 import { execute, parse, specifiedRules, validate } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
+import { makeExecutableSchema } from '@graphql-tools/schema';
 import pino from 'pino';
 import { Writable } from 'node:stream';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -9,9 +10,6 @@ import { createSampleState, SAMPLE } from '../src/sandbox';
 import { buildExecutableSchema, loadTypeDefs } from '../src/schema';
 import { sha256Hex } from '../src/sha256';
 import { Check, type CheckDto } from '../src/upstreams/pos/dto';
-import { makeExecutableSchema } from '@graphql-tools/schema';
-import { mapCheck } from './baseline';
-import { REFERENCE_SCALARS } from './mercurius';
 import { trustedDocumentsStep } from '../src/trustedDocuments/trustedDocumentsStep';
 import type { GraphqlRequest } from '../src/pipeline/types';
 import { operationsOfBody } from '../src/http/operationRequests';
@@ -19,6 +17,8 @@ import { createRequestRecord } from '../src/pipeline/record';
 import { UpstreamRecord } from '../src/upstreams/record';
 import { documentId, OPERATIONS, requestBody } from './operations';
 import { benchNow } from './scenarios';
+import { mapCheck } from './baseline';
+import { REFERENCE_SCALARS } from './mercurius';
 
 /**
  * `npm run bench:micro`: the pieces of one request that the optimisations in docs/performance.md changed, each timed
@@ -30,7 +30,6 @@ import { benchNow } from './scenarios';
  * reservation and check of the sample venue as one JSON body) by coding.
  */
 const BATCH = 5000;
-
 
 async function time(label: string, fn: () => unknown): Promise<void> {
   for (let i = 0; i < BATCH; i++) await fn();
