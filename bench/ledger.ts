@@ -167,7 +167,7 @@ async function run(): Promise<void> {
   const profiled = process.env.BENCH_LEDGER_PROFILE !== 'false';
   if (profiled) process.env.BENCH_CPU_PROF = profiles;
   const pair = upstreams.addresses.fast;
-  const extra = Object.fromEntries((process.env.BENCH_LEDGER_ENV ?? '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  const extra = envSettings(process.env.BENCH_LEDGER_ENV, 'BENCH_LEDGER_ENV');
   const env: Record<string, string> =
     target === 'gateway'
       ? { ...gatewayEnv(pair), ...extra }
@@ -248,6 +248,14 @@ function scavengesOf(trace: string, requests: number): string {
     `objects at most ${mib(largest('total_size_before'))} MiB before a collection, free space in old pages at most ${mib(largest('holes_size_before'))} MiB besides, ` +
     `objects ${lastFull ? mib(field(lastFull, 'total_size_after')) : 'n/a'} MiB after the last full collection`
   );
+}
+
+/** `A=1,B=2` as settings for a server's environment; a piece without `=` is refused, naming the variable it came in. */
+export function envSettings(text: string | undefined, variable: string): Record<string, string> {
+  const pieces = (text ?? '').split(',').filter(Boolean);
+  const bad = pieces.find((kv) => kv.indexOf('=') < 1);
+  if (bad !== undefined) throw new Error(`${variable}: ${JSON.stringify(bad)} is not NAME=value`);
+  return Object.fromEntries(pieces.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 }
 
 /** Exactly `amount` requests over `connections` connections, connection n with credentials of its own (`own`). */
