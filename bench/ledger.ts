@@ -250,7 +250,7 @@ function scavengesOf(trace: string, requests: number): string {
   );
 }
 
-/** `A=1,B=2` as settings for a server's environment; a piece without `=` is refused, naming the variable it came in. */
+/** `A=1,B=2` (no spaces; a value cannot hold a comma) as a server's environment settings; a piece without `=` is refused. */
 export function envSettings(text: string | undefined, variable: string): Record<string, string> {
   const pieces = (text ?? '').split(',').filter(Boolean);
   const bad = pieces.find((kv) => kv.indexOf('=') < 1);

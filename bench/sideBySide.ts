@@ -15,17 +15,17 @@ import type { UpstreamPair } from './upstreams';
  * both at once, round after round, with the same requests, and prints each one's process CPU (/proc) per request and
  * the ratio B/A per round and as a median. Run one after the other, two runs of the same build differed by up to 25 %
  * here as the machine's other load came and went; run side by side, both meet the same load: a build against itself
- * (S1, five rounds) gave rounds between 0.89 and 1.06 and a median of 0.99, so read the median and how many rounds
- * agree. Every answer must equal the first one A gave.
+ * (S1, five rounds) gave rounds between 0.89 and 1.06 and a median of 0.99. Every answer must equal the first one A
+ * gave.
  *
  * BENCH_SIDE_SCENARIO: S0, S1, S1d (default) or S2d (the day view's 31 calls, without the bench's upstream latency);
  * BENCH_SIDE_ROUNDS (5); BENCH_SIDE_REQUESTS per round and side (8000; S2d 400); BENCH_CONNECTIONS per side (16).
- * BENCH_SIDE_ENV_B='LOG_LEVEL=warn,…': settings of B's environment alone, so a setting is measured against the same
- * build (`npm run bench:side -- . .`) at the same time. BENCH_SIDE_PAIRS (1): pairs of fresh processes, one after
- * the other (every other pair starting B first), each measured as above; the median of their medians is printed. The
- * rounds of one pair agree with each other more than pairs do (each process compiles its code its own way), so a
- * change of a few per cent needs several pairs (docs/performance.md, "How sure a side-by-side figure is").
- * Each side's peak RSS is printed at the end.
+ * BENCH_SIDE_ENV_B='NAME=value,…' (no spaces; a value cannot hold a comma): settings of B's environment alone, so a
+ * setting is measured against the same build (`npm run bench:side -- . .`) at the same time. BENCH_SIDE_PAIRS (1):
+ * pairs of fresh processes, one after the other (every other pair starting B first), each measured as above; the
+ * median of their medians is printed. The rounds of one pair agree with each other more than pairs do (perhaps as
+ * each process compiles its code its own way), so a change of a few per cent needs several pairs
+ * (docs/performance.md, "How sure a side-by-side figure is"). Each pair's peak RSS is printed after its rounds.
  */
 
 async function run(): Promise<void> {
@@ -48,15 +48,16 @@ async function run(): Promise<void> {
   try {
     for (let pair = 1; pair <= pairs; pair++) {
       // Every other pair starts B first, so neither side always meets the other's start.
-      const start = (side: 'A' | 'B') => startTarget('gateway', npmStartArgs(side === 'A' ? a : b), side === 'A' ? env : envB, side);
-      const first = await start(pair % 2 === 1 ? 'A' : 'B');
-      const second = await start(pair % 2 === 1 ? 'B' : 'A');
-      const sides = pair % 2 === 1 ? [first, second] : [second, first];
+      const started = new Map<'A' | 'B', Target>();
       try {
+        for (const side of pair % 2 === 1 ? (['A', 'B'] as const) : (['B', 'A'] as const)) {
+          started.set(side, await startTarget('gateway', npmStartArgs(side === 'A' ? a : b), side === 'A' ? env : envB, side));
+        }
         if (pairs > 1) log(`pair ${pair}:`);
-        pairMedians.push(await measurePair(sides, { request, own, rounds, requests, connections }));
+        pairMedians.push(await measurePair([started.get('A')!, started.get('B')!], { request, own, rounds, requests, connections }));
       } finally {
-        await Promise.all(sides.map((side) => stopProcess(side.process)));
+        // Whichever started, even when the other failed to.
+        await Promise.all([...started.values()].map((side) => stopProcess(side.process)));
       }
     }
     if (pairs > 1) log(`median of the ${pairs} pairs' medians: B/A ${median(pairMedians).toFixed(3)} (pairs ${pairMedians.map((ratio) => ratio.toFixed(3)).join(', ')})`);

@@ -42,39 +42,8 @@ export function createLogger(options: { level: string; destination?: pino.Destin
     // has any, and none asks.
     ...(options.traceIds === false ? {} : { mixin: activeTraceIds }),
   };
-  const logger = options.destination ? pino(settings, options.destination) : pino(settings, linesOfOneTurn());
-  if (!settings.mixin) plainLoggers.add(logger);
-  return logger;
-}
-
-/** Loggers made by createLogger without a mixin: their info lines are pino's prefix, the fields and the message. */
-const plainLoggers = new WeakSet<Logger>();
-
-/** The top-level names REDACT_PATHS reach into: a line with one of them goes through pino, which redacts it. */
-const REDACTED_ROOTS = new Set(REDACT_PATHS.map((path) => path.slice(0, path.indexOf('headers[')).split('.')[0] || 'headers'));
-
-/**
- * `logger.info(fields, message)` for the request line, the one line of every request: the same JSON line pino writes
- * (its level, time and bindings, then the fields in their order without the undefined ones, then `msg`), made by one
- * `JSON.stringify` of the fields instead of pino's walk over each of them and its merge (S1d, side by side: about 2 %
- * of a request's CPU, docs/performance.md). Through pino itself whenever the line might differ: a logger not made
- * by createLogger or with a mixin (trace ids), a destination that wants pino's metadata, a field pino would redact, a
- * value JSON cannot write. One difference, tested: a lone surrogate (no field of the request line can hold one) is
- * escaped, where pino writes it as it is.
- */
-export function logInfoLine(logger: Logger, fields: Readonly<Record<string, unknown>>, message: string): void {
-  if (!logger.isLevelEnabled('info')) return;
-  const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as pino.DestinationStream & Record<symbol, unknown>;
-  if (!plainLoggers.has(logger) || stream[pino.symbols.needsMetadataGsym]) return logger.info(fields, message);
-  for (const name in fields) if (REDACTED_ROOTS.has(name)) return logger.info(fields, message);
-  const chindings = (logger as unknown as Record<symbol, string>)[pino.symbols.chindingsSym];
-  let body: string;
-  try {
-    body = JSON.stringify(fields);
-  } catch {
-    return logger.info(fields, message); // a value JSON cannot write (a cycle, a BigInt): pino's safe stringify
-  }
-  stream.write(`{"level":30,"time":${Date.now()}${chindings}${body.length > 2 ? `,${body.slice(1, -1)}` : ''},"msg":${JSON.stringify(message)}}\n`);
+  if (options.destination) return pino(settings, options.destination);
+  return pino(settings, linesOfOneTurn());
 }
 
 /**

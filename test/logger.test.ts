@@ -2,7 +2,7 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { join } from 'node:path';
 import { Writable, type Readable } from 'node:stream';
 import { ALL_CREDENTIAL_HEADERS } from '../src/credentials';
-import { createLogger, logInfoLine } from '../src/logger';
+import { createLogger } from '../src/logger';
 import { eventually } from './support/gatewayProcess';
 
 function capture(): { lines: Array<Record<string, any>>; destination: Writable } {
@@ -45,66 +45,6 @@ describe('createLogger', () => {
     const { lines, destination } = capture();
     createLogger({ level: 'info', destination }).info('plain');
     expect(lines[0]).not.toHaveProperty('traceId');
-  });
-});
-
-describe('logInfoLine', () => {
-  /** The raw lines a destination received, each as written. */
-  function raw(): { texts: string[]; destination: Writable } {
-    const texts: string[] = [];
-    const destination = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        texts.push(chunk.toString('utf8'));
-        done();
-      },
-    });
-    return { texts, destination };
-  }
-  /** The line with its time taken out, which differs between two writes. */
-  const untimed = (text: string) => text.replace(/"time":\d+/, '"time":0');
-
-  const fields = {
-    requestId: 'r-1',
-    client: undefined,
-    document: 'untrusted',
-    operationName: null,
-    durationMs: 3.2,
-    errorCodes: [],
-    httpStatus: 200,
-    notANumber: Number.NaN,
-    name: 'quote " and \\ and \u2028 and \u00e9',
-    upstreamCalls: [{ service: 'pos', route: '/checks/:id', status: 200, failure: undefined }],
-  };
-
-  it("writes exactly pino's line for the same fields: prefix, field order, no undefined fields, escapes, the message", () => {
-    const { texts, destination } = raw();
-    const logger = createLogger({ level: 'info', destination, traceIds: false });
-    logger.info(fields, 'graphql request');
-    logInfoLine(logger, fields, 'graphql request');
-    logInfoLine(logger, {}, 'graphql request');
-    logger.info({}, 'graphql request');
-    expect(texts).toHaveLength(4);
-    expect(untimed(texts[1])).toBe(untimed(texts[0]));
-    expect(untimed(texts[2])).toBe(untimed(texts[3]));
-    expect(texts[1].endsWith('"msg":"graphql request"}\n')).toBe(true);
-    // One difference, in the line's favour: a lone surrogate (no field of the request line can hold one) is escaped,
-    // where pino writes it as is and its UTF-8 loses it.
-    logInfoLine(logger, { name: '\ud800' }, 'graphql request');
-    expect(texts[4]).toContain('"name":"\\ud800"');
-  });
-
-  it('writes nothing below its level, and goes through pino (redaction, trace ids, what JSON cannot write) when the line might differ', () => {
-    const quiet = raw();
-    logInfoLine(createLogger({ level: 'warn', destination: quiet.destination, traceIds: false }), fields, 'graphql request');
-    expect(quiet.texts).toEqual([]);
-
-    const { lines, destination } = capture();
-    const logger = createLogger({ level: 'info', destination, traceIds: false });
-    logInfoLine(logger, { requestId: 'r-2', headers: { 'pos-access-token': 'secret-of-line' } }, 'graphql request');
-    logInfoLine(logger, { requestId: 'r-3', big: BigInt(1) }, 'graphql request');
-    logInfoLine(createLogger({ level: 'info', destination, traceIds: true }), { requestId: 'r-4' }, 'graphql request');
-    expect(lines.map((line) => line.requestId)).toEqual(['r-2', 'r-3', 'r-4']);
-    expect(lines[0].headers['pos-access-token']).toBe('[redacted]');
   });
 });
 

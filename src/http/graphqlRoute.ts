@@ -4,7 +4,7 @@ import type { QueryLimits } from '../config';
 import type { GatewayContext } from '../context';
 import { credentialSpellingConflict } from '../credentials';
 import { ErrorCode } from '../errors/codes';
-import { logInfoLine, type Logger } from '../logger';
+import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../observability/metrics';
 import { endOperationSpan, withOperationSpan } from '../observability/tracing';
 import { oldestCachedAgeSeconds } from '../upstreams/events';
@@ -128,8 +128,7 @@ export function graphqlRoute(options: GraphqlRouteOptions): GraphqlRoute {
     const operations: OperationRecord[] = record.operations.length > 0 ? record.operations : [{ operationName: null, ...whole, durationMs }];
     for (const op of operations) metrics.observeOperation(op.operationName, op.outcome, op.durationMs / 1000);
     const only = operations.length === 1 ? operations[0] : undefined;
-    logInfoLine(
-      logger,
+    logger.info(
       requestLogLine(record, {
         operationName: only?.operationName ?? null,
         durationMs: roundMs(durationMs),
