@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createSampleState } from '../src/sandbox';
 import { benchManifest } from './operations';
-import { SERVER_NODE_FLAGS, TRUSTED_MANIFEST, cpuTimeMs, gatewayEnv, npmStartArgs, peakRssMiB, rssMiB, startTarget, startUpstreamsProcess, stopProcess, type Target } from './processes';
+import { SERVER_NODE_FLAGS, TRUSTED_MANIFEST, cpuTimeMs, envSettings, gatewayEnv, npmStartArgs, peakRssMiB, rssMiB, startTarget, startUpstreamsProcess, stopProcess, type Target } from './processes';
 import { benchNow, connectionHeaders, singleScenario, type ScenarioRequest } from './scenarios';
 import type { UpstreamPair } from './upstreams';
 import type { Profile, ProfileNode } from './cpuprofile';
@@ -158,6 +158,8 @@ async function run(): Promise<void> {
   const idleS = Number(process.env.BENCH_LEDGER_IDLE_S ?? 0);
   if (!Number.isFinite(idleS) || idleS < 0) throw new Error(`BENCH_LEDGER_IDLE_S must be a number of seconds, not ${process.env.BENCH_LEDGER_IDLE_S}`);
   const target = process.env.BENCH_LEDGER_TARGET === 'mercurius' ? 'mercurius' : 'gateway';
+  // Read before anything starts, so a bad setting leaves no process behind.
+  const extra = envSettings(process.env.BENCH_LEDGER_ENV, 'BENCH_LEDGER_ENV');
   const now = benchNow();
   const state = createSampleState({ now });
   writeFileSync(TRUSTED_MANIFEST, benchManifest());
@@ -167,7 +169,6 @@ async function run(): Promise<void> {
   const profiled = process.env.BENCH_LEDGER_PROFILE !== 'false';
   if (profiled) process.env.BENCH_CPU_PROF = profiles;
   const pair = upstreams.addresses.fast;
-  const extra = envSettings(process.env.BENCH_LEDGER_ENV, 'BENCH_LEDGER_ENV');
   const env: Record<string, string> =
     target === 'gateway'
       ? { ...gatewayEnv(pair), ...extra }
@@ -248,14 +249,6 @@ function scavengesOf(trace: string, requests: number): string {
     `objects at most ${mib(largest('total_size_before'))} MiB before a collection, free space in old pages at most ${mib(largest('holes_size_before'))} MiB besides, ` +
     `objects ${lastFull ? mib(field(lastFull, 'total_size_after')) : 'n/a'} MiB after the last full collection`
   );
-}
-
-/** `A=1,B=2` (no spaces; a value cannot hold a comma) as a server's environment settings; a piece without `=` is refused. */
-export function envSettings(text: string | undefined, variable: string): Record<string, string> {
-  const pieces = (text ?? '').split(',').filter(Boolean);
-  const bad = pieces.find((kv) => kv.indexOf('=') < 1);
-  if (bad !== undefined) throw new Error(`${variable}: ${JSON.stringify(bad)} is not NAME=value`);
-  return Object.fromEntries(pieces.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 }
 
 /** Exactly `amount` requests over `connections` connections, connection n with credentials of its own (`own`). */

@@ -217,6 +217,14 @@ export function gatewayEnv(pair: UpstreamPair): Record<string, string> {
   return env;
 }
 
+/** `A=1,B=2` (no spaces; a value cannot hold a comma) as a server's environment settings; a piece without `=` is refused. */
+export function envSettings(text: string | undefined, variable: string): Record<string, string> {
+  const pieces = (text ?? '').split(',').filter(Boolean);
+  const bad = pieces.find((kv) => kv.indexOf('=') < 1);
+  if (bad !== undefined) throw new Error(`${variable}: ${JSON.stringify(bad)} is not NAME=value`);
+  return Object.fromEntries(pieces.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+}
+
 /** The middle value (the mean of the two middle ones for an even count). */
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createSampleState } from '../src/sandbox';
-import { envSettings, sendExactly } from './ledger';
+import { sendExactly } from './ledger';
 import { benchManifest } from './operations';
-import { TRUSTED_MANIFEST, type Target, cpuTimeMs, gatewayEnv, median, npmStartArgs, peakRssMiB, startTarget, startUpstreamsProcess, stopProcess } from './processes';
+import { TRUSTED_MANIFEST, type Target, cpuTimeMs, envSettings, gatewayEnv, median, npmStartArgs, peakRssMiB, startTarget, startUpstreamsProcess, stopProcess } from './processes';
 import { benchNow, singleScenario, type ScenarioRequest } from './scenarios';
 import type { UpstreamPair } from './upstreams';
 
@@ -39,10 +39,12 @@ async function run(): Promise<void> {
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
   const pairs = Number(process.env.BENCH_SIDE_PAIRS ?? 1);
   if (!Number.isInteger(pairs) || pairs < 1) throw new Error(`BENCH_SIDE_PAIRS must be a whole number of 1 or more, not ${process.env.BENCH_SIDE_PAIRS}`);
+  // Read before anything starts, so a bad setting leaves no process behind.
+  const settingsB = envSettings(process.env.BENCH_SIDE_ENV_B, 'BENCH_SIDE_ENV_B');
   writeFileSync(TRUSTED_MANIFEST, benchManifest());
   const upstreams = await startUpstreamsProcess<{ fast: UpstreamPair }>(join(__dirname, 'upstreamsMain.js'), [now.toISOString()]);
   const env = gatewayEnv(upstreams.addresses.fast);
-  const envB = { ...env, ...envSettings(process.env.BENCH_SIDE_ENV_B, 'BENCH_SIDE_ENV_B') };
+  const envB = { ...env, ...settingsB };
   log(`${scenario}, ${pairs} pair${pairs > 1 ? 's' : ''} of processes, ${rounds} rounds of ${requests} requests to each side at once, ${connections} connections each\nA ${a}\nB ${b}${process.env.BENCH_SIDE_ENV_B ? ` with ${process.env.BENCH_SIDE_ENV_B}` : ''}`);
   const pairMedians: number[] = [];
   try {
