@@ -1,7 +1,10 @@
 import autocannon from 'autocannon';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createSampleState } from '../src/sandbox';
 import { benchManifest } from './operations';
 import { SERVER_NODE_FLAGS, TRUSTED_MANIFEST, cpuTimeMs, envSettings, gatewayEnv, npmStartArgs, peakRssMiB, rssMiB, startTarget, startUpstreamsProcess, stopProcess, type Target } from './processes';
@@ -24,7 +27,8 @@ import type { Profile, ProfileNode } from './cpuprofile';
  * BENCH_LEDGER_TARGET=mercurius measures the reference the same way; BENCH_LEDGER_ENV='LOG_LEVEL=warn,…' switches
  * gateway settings (a stage off, to check its line by difference), and is the reference's environment too (NODE_OPTIONS);
  * BENCH_LEDGER_NODE_ARGS adds flags to the measured process's command line; BENCH_LEDGER_IDLE_S leaves the process
- * idle that many seconds between the warm-up and the measured part.
+ * idle that many seconds between the warm-up and the measured part; BENCH_LEDGER_PERF=true records the measured part
+ * with `perf` instead of V8's profiler, as on-CPU time with the kernel's and the other threads' apart (PerfTally).
  */
 
 
@@ -76,10 +80,12 @@ function fileOf(url: string): string {
   return url;
 }
 
-function stageOfFrame(frame: ProfileNode['callFrame']): string | undefined {
+function stageOfFrame(frame: Pick<ProfileNode['callFrame'], 'url' | 'functionName'>): string | undefined {
   const file = fileOf(frame.url);
-  // graphql-jit's compiled functions have no url: they are known by their names (`…ResolverHandler`, `…Handler`).
+  // graphql-jit's compiled functions have no url: they are known by their names (`…ResolverHandler`, `…Handler`);
+  // so are the records' generated classes (a getter per field, `$requireId`), when V8 has not inlined them.
   if (!file && /Handler$|^__context/.test(frame.functionName)) return 'execution and resolvers (graphql-jit)';
+  if (!file && /^(get \S+|\$requireId)$/.test(frame.functionName)) return 'field-local reading of upstream records';
   for (const rule of RULES) if (rule.file.test(file) && (!rule.fn || rule.fn.test(frame.functionName))) return rule.stage;
   return undefined;
 }
@@ -132,6 +138,95 @@ export function ledgerOf(profile: Profile, requests: number): Ledger {
   };
 }
 
+/** V8's collector, in a native frame (a sample under one is collection, whoever allocated). */
+const COLLECTOR = /Scaveng|MarkCompact|Heap::(Collect|PerformGarbageCollection)|IncrementalMarking|ConcurrentMarking|Sweeper|MinorM/;
+/** V8's optimising compiler, on a helper thread. */
+const COMPILER = /compiler::|OptimizingCompile|Turbofan|Maglev/;
+const KERNEL = 'the kernel (system calls: socket writes and reads, epoll)';
+const PROGRAM = 'V8 and native, unattributed (program)';
+const JSON_PARSE = 'JSON.parse (the upstream bodies, the request)';
+const JSON_STRINGIFY = 'JSON.stringify (the answer)';
+
+/**
+ * One `perf script -F tid,ip,sym,dso` stack's frame as the profile would name it. Node's `--perf-basic-prof` names
+ * JavaScript `JS:<tier><function> <file>:<line>:<column>` (no file for code made by `new Function`, as graphql-jit
+ * and the records make theirs); anything else is native (V8, Node, libc) or the kernel's.
+ */
+function perfFrame(sym: string, dso: string): { kernel: boolean; js?: Pick<ProfileNode['callFrame'], 'url' | 'functionName'> } {
+  if (dso.includes('kernel')) return { kernel: true };
+  if (!sym.startsWith('JS:')) return { kernel: false };
+  if (sym.startsWith('JS:wasm')) return { kernel: false, js: { functionName: sym, url: 'wasm:' } };
+  const at = /^JS:[*~^+]?(.*?) ?(\S*):\d+:\d+$/.exec(sym);
+  return { kernel: false, js: at ? { functionName: at[1] ?? '', url: at[2] ?? '' } : { functionName: sym.slice(3), url: '' } };
+}
+
+/**
+ * The same stages from `perf`'s on-CPU samples (BENCH_LEDGER_PERF=true): perf samples a thread only while it runs, so
+ * each main-thread sample is `periodUs` of CPU, with no scaling to /proc; the kernel's time in system calls is a stage
+ * of its own; the other threads (V8's collector and compiler helpers, libuv) are counted apart. perf sees machine
+ * frames: code V8 inlined counts in its caller's stage (a record's getter inside graphql-jit's handler is execution).
+ * A sample's stage is that of the innermost JavaScript frame a rule names, as in the profile; the native frames
+ * above it can make it another: V8's collector, JSON.parse and JSON.stringify (whatever called them), the kernel.
+ */
+export class PerfTally {
+  private readonly main = new Map<string, number>();
+  private readonly others = new Map<string, number>();
+  private tid = '';
+  private frames: Array<{ sym: string; dso: string }> = [];
+
+  constructor(private readonly mainTid: string) {}
+
+  /** One line of `perf script -F tid,ip,sym,dso` (a sample's thread, then its frames, innermost first). */
+  line(text: string): void {
+    const frame = /^\s+[0-9a-f]+ (.*) \((.*)\)$/.exec(text);
+    if (frame) this.frames.push({ sym: frame[1] ?? '', dso: frame[2] ?? '' });
+    else if (text.trim()) {
+      this.flush();
+      this.tid = text.trim().split(/\s+/)[0] ?? '';
+    }
+  }
+
+  /** The ledger: each stage's main-thread CPU µs per request, and the other threads' by what they ran. */
+  result(requests: number, periodUs: number): { main: Ledger; others: Array<{ stage: string; usPerRequest: number }> } {
+    this.flush();
+    const perRequest = (counts: Map<string, number>) =>
+      [...counts].map(([stage, n]) => ({ stage, usPerRequest: (n * periodUs) / requests })).sort((a, b) => b.usPerRequest - a.usPerRequest);
+    const stages = perRequest(this.main);
+    return {
+      main: {
+        stages,
+        totalUsPerRequest: stages.reduce((a, s) => a + s.usPerRequest, 0),
+        gcUsPerRequest: stages.find((s) => s.stage === 'garbage collection')?.usPerRequest ?? 0,
+      },
+      others: perRequest(this.others),
+    };
+  }
+
+  private flush(): void {
+    const frames = this.frames;
+    if (!this.tid || frames.length === 0) return;
+    this.frames = [];
+    const count = (map: Map<string, number>, stage: string) => map.set(stage, (map.get(stage) ?? 0) + 1);
+    if (this.tid !== this.mainTid) {
+      const helper = frames.some((f) => COLLECTOR.test(f.sym)) ? 'garbage collection' : frames.some((f) => COMPILER.test(f.sym)) ? 'compiling (TurboFan)' : 'other';
+      count(this.others, helper);
+      return;
+    }
+    const parsed = frames.map((f) => perfFrame(f.sym, f.dso));
+    const firstJs = parsed.findIndex((f) => f.js);
+    const native = firstJs < 0 ? frames : frames.slice(0, firstJs);
+    if (native.some((f) => COLLECTOR.test(f.sym))) return void count(this.main, 'garbage collection');
+    // V8's JSON is known by its own frames: machine frames name the caller V8 inlined the call into, not the call.
+    if (native.some((f) => /JsonParser/.test(f.sym))) return void count(this.main, JSON_PARSE);
+    if (native.some((f) => /JsonStringifier/.test(f.sym))) return void count(this.main, JSON_STRINGIFY);
+    if (parsed[0]?.kernel) return void count(this.main, KERNEL);
+    if (firstJs < 0) return void count(this.main, PROGRAM);
+    let stage: string | undefined;
+    for (const f of parsed) if (f.js && (stage = stageOfFrame(f.js))) break;
+    count(this.main, stage ?? OTHER);
+  }
+}
+
 /**
  * The ledger as a table. The profiler samples wall time: on a shared machine a thread waiting for a core is sampled
  * in whatever it was running, so the sampled total overstates CPU. With `cpuUsPerRequest` (the process's CPU time per
@@ -165,8 +260,10 @@ async function run(): Promise<void> {
   writeFileSync(TRUSTED_MANIFEST, benchManifest());
   const upstreams = await startUpstreamsProcess<{ fast: UpstreamPair }>(join(__dirname, 'upstreamsMain.js'), [now.toISOString()]);
   const profiles = mkdtempSync(join(tmpdir(), 'tablegraph-ledger-'));
+  // BENCH_LEDGER_PERF=true: perf's on-CPU samples of the measured part instead of V8's profiler (PerfTally).
+  const perf = process.env.BENCH_LEDGER_PERF === 'true';
   // BENCH_LEDGER_PROFILE=false: the /proc figure alone, without the profiler's own cost.
-  const profiled = process.env.BENCH_LEDGER_PROFILE !== 'false';
+  const profiled = process.env.BENCH_LEDGER_PROFILE !== 'false' && !perf;
   if (profiled) process.env.BENCH_CPU_PROF = profiles;
   const pair = upstreams.addresses.fast;
   const env: Record<string, string> =
@@ -178,7 +275,8 @@ async function run(): Promise<void> {
   const gcTrace = process.env.BENCH_LEDGER_GC === 'true' ? join(profiles, `${target}-gc.txt`) : undefined;
   // BENCH_LEDGER_NODE_ARGS: V8 flags Node refuses in NODE_OPTIONS (`--trace-opt`, `--track-gc-object-stats`), for either side.
   const nodeArgs = (process.env.BENCH_LEDGER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const args = [...(gcTrace ? ['--trace-gc-nvp'] : []), ...nodeArgs, ...script];
+  // perf names JavaScript frames by the map file this flag has V8 write (/tmp/perf-<pid>.map, removed below).
+  const args = [...(gcTrace ? ['--trace-gc-nvp'] : []), ...(perf ? ['--perf-basic-prof-only-functions'] : []), ...nodeArgs, ...script];
   let server: Target | undefined;
   try {
     server = await startTarget(target, args, env, target, gcTrace);
@@ -198,12 +296,14 @@ async function run(): Promise<void> {
       await new Promise((done) => setTimeout(done, idleS * 1000));
       lull = `; after the warm-up RSS ${before?.toFixed(0) ?? 'n/a'} MiB, after ${idleS} s idle ${rssMiB(server.process.pid)?.toFixed(0) ?? 'n/a'} MiB`;
     }
+    const recording = perf ? await startPerf(server.process.pid, join(profiles, 'perf.data')) : undefined;
     const cpuBefore = cpuTimeMs(server.process.pid) ?? NaN;
     const started = performance.now();
     await sendExactly(server, request, requests, connections, expectBody, own);
     const cpuMs = (cpuTimeMs(server.process.pid) ?? NaN) - cpuBefore;
     const seconds = (performance.now() - started) / 1000;
     const peak = peakRssMiB(server.process.pid);
+    await recording?.stop();
     await stopProcess(server.process);
     if (gcTrace) {
       await server.collected;
@@ -211,6 +311,7 @@ async function run(): Promise<void> {
     }
     if (!profiled) {
       log(`${scenario} on ${target}: ${(requests / seconds).toFixed(0)} req/s, process CPU (/proc) ${((1000 * cpuMs) / requests).toFixed(0)} µs per request, peak RSS ${peak?.toFixed(0) ?? 'n/a'} MiB (${readyRss?.toFixed(1) ?? 'n/a'} when ready)${lull}`);
+      if (perf && server.process.pid !== undefined) log(`\n${await perfLedger(join(profiles, 'perf.data'), server.process.pid, requests)}`);
       return;
     }
     const file = readdirSync(profiles).find((f) => f.startsWith(`${target}-`));
@@ -266,6 +367,52 @@ export async function sendExactly(server: Target, request: ScenarioRequest, amou
   });
   const bad = result.errors + result.timeouts + result.non2xx + result.mismatches;
   if (bad > 0) throw new Error(`${server.name}: ${bad} of ${amount} requests failed or answered otherwise`);
+}
+
+/** perf's cpu-clock sample period: one sample per 500 µs a thread runs. */
+const PERF_PERIOD_US = 500;
+
+/** `perf record` of the process's threads, on-CPU, with call stacks; `stop` ends it and waits for its file. */
+async function startPerf(pid: number | undefined, file: string): Promise<{ stop(): Promise<void> }> {
+  if (pid === undefined) throw new Error('no process to record');
+  const child = spawn('perf', ['record', '-e', 'cpu-clock', '-c', String(PERF_PERIOD_US * 1000), '-g', '-p', String(pid), '-o', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  // perf ends on SIGINT by raising it again once its file is written: that ending is the good one.
+  const exited = new Promise<string>((done, fail) => {
+    child.once('error', (err) => fail(new Error(`perf record could not start (is perf installed?): ${err.message}`)));
+    child.once('exit', (code, signal) => done(code === 0 || signal === 'SIGINT' ? 'ok' : `exit ${code ?? signal}`));
+  });
+  // perf prints nothing when it has attached; a second is ample, and the process idles through it.
+  const early = await Promise.race([exited, sleep(1000).then(() => 'attached' as const)]);
+  if (early !== 'attached') throw new Error(`perf record ended at once (${early}): ${stderr.trim()}`);
+  return {
+    async stop() {
+      child.kill('SIGINT');
+      const how = await exited;
+      if (how !== 'ok') throw new Error(`perf record ended with ${how}: ${stderr.trim()}`);
+    },
+  };
+}
+
+/** The measured part's perf samples as the ledger's stages (PerfTally), read as `perf script` prints them. */
+async function perfLedger(file: string, pid: number, requests: number): Promise<string> {
+  const tally = new PerfTally(String(pid));
+  const script = spawn('perf', ['script', '-i', file, '-F', 'tid,ip,sym,dso'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const exited = new Promise<number | null>((done) => script.once('exit', done));
+  for await (const line of createInterface({ input: script.stdout })) tally.line(line);
+  if ((await exited) !== 0) throw new Error('perf script failed');
+  // The recording (tens of MB) and V8's map of the process's code are read: neither is kept.
+  rmSync(file, { force: true });
+  rmSync(`/tmp/perf-${pid}.map`, { force: true });
+  const { main, others } = tally.result(requests, PERF_PERIOD_US);
+  const lines = ['| stage (main thread) | CPU µs per request |', '|---|---:|'];
+  for (const { stage, usPerRequest } of main.stages) lines.push(`| ${stage} | ${usPerRequest.toFixed(1)} |`);
+  lines.push(`| **main thread** | **${main.totalUsPerRequest.toFixed(1)}** |`);
+  for (const { stage, usPerRequest } of others) lines.push(`| other threads: ${stage} | ${usPerRequest.toFixed(1)} |`);
+  const othersUs = others.reduce((a, s) => a + s.usPerRequest, 0);
+  lines.push(`| **all threads** (perf's samples; /proc above) | **${(main.totalUsPerRequest + othersUs).toFixed(1)}** |`);
+  return lines.join('\n');
 }
 
 function log(line: string): void {
