@@ -32,9 +32,11 @@ import type { Profile, ProfileNode } from './cpuprofile';
  */
 
 
+const LOG_LINE = 'the log line (pino, its write to stdout)';
+
 /** A stage, and how a frame is known to be its own: by the file (path relative to dist/ or a package) and function. */
 const RULES: Array<{ stage: string; file: RegExp; fn?: RegExp }> = [
-  { stage: 'the log line (pino, its write to stdout)', file: /^(pino|sonic-boom|fast-redact|on-exit-leak-free|src\/logger\.js)$/ },
+  { stage: LOG_LINE, file: /^(pino|sonic-boom|fast-redact|on-exit-leak-free|src\/logger\.js)$/ },
   { stage: 'metrics (prom-client)', file: /^(prom-client|src\/observability\/(metrics|upstreamHooks|deviations)\.js|src\/clients\/clientMetrics\.js)$/ },
   { stage: 'the span (OpenTelemetry)', file: /^(@opentelemetry\/.*|src\/observability\/tracing\.js)$/ },
   { stage: 'field-local reading of upstream records', file: /^src\/upstreams\/(record|schemas|(pos|reservation)\/assumptions)\.js$/ },
@@ -130,7 +132,12 @@ export function ledgerOf(profile: Profile, requests: number): Ledger {
     if (stage === null || stage === START_UP) return;
     us.set(stage, (us.get(stage) ?? 0) + (profile.timeDeltas[i] ?? 0));
   });
-  const stages = [...us].map(([stage, total]) => ({ stage, usPerRequest: total / requests })).sort((a, b) => b.usPerRequest - a.usPerRequest);
+  return ledgerFrom(us, 1 / requests);
+}
+
+/** A ledger of per-stage totals, each times `scale` (µs per request), largest first. */
+function ledgerFrom(totals: ReadonlyMap<string, number>, scale: number): Ledger {
+  const stages = [...totals].map(([stage, total]) => ({ stage, usPerRequest: total * scale })).sort((a, b) => b.usPerRequest - a.usPerRequest);
   return {
     stages,
     totalUsPerRequest: stages.reduce((a, s) => a + s.usPerRequest, 0),
@@ -146,18 +153,26 @@ const KERNEL = 'the kernel (system calls: socket writes and reads, epoll)';
 const PROGRAM = 'V8 and native, unattributed (program)';
 const JSON_PARSE = 'JSON.parse (the upstream bodies, the request)';
 const JSON_STRINGIFY = 'JSON.stringify (the answer)';
+const NO_STACK = 'no stack (perf could not walk it)';
+
+interface PerfFrame {
+  ip: string;
+  sym: string;
+}
 
 /**
- * One `perf script -F tid,ip,sym,dso` stack's frame as the profile would name it. Node's `--perf-basic-prof` names
- * JavaScript `JS:<tier><function> <file>:<line>:<column>` (no file for code made by `new Function`, as graphql-jit
- * and the records make theirs); anything else is native (V8, Node, libc) or the kernel's.
+ * One `perf script -F tid,ip,sym,dso` frame as the profile would name it. Node's `--perf-basic-prof` names JavaScript
+ * `JS:<tier><function> <file>:<line>:<column>` (no file for code made by `new Function`, as graphql-jit and the
+ * records make theirs); anything else is native (V8, Node, libc) or, at a kernel address (x86-64's upper half), the
+ * kernel's, its modules' included.
  */
-function perfFrame(sym: string, dso: string): { kernel: boolean; js?: Pick<ProfileNode['callFrame'], 'url' | 'functionName'> } {
-  if (dso.includes('kernel')) return { kernel: true };
+function perfFrame({ ip, sym }: PerfFrame): { kernel: boolean; js?: Pick<ProfileNode['callFrame'], 'url' | 'functionName'> } {
+  if (ip.length === 16 && ip.startsWith('ffff')) return { kernel: true };
   if (!sym.startsWith('JS:')) return { kernel: false };
   if (sym.startsWith('JS:wasm')) return { kernel: false, js: { functionName: sym, url: 'wasm:' } };
-  const at = /^JS:[*~^+]?(.*?) ?(\S*):\d+:\d+$/.exec(sym);
-  return { kernel: false, js: at ? { functionName: at[1] ?? '', url: at[2] ?? '' } : { functionName: sym.slice(3), url: '' } };
+  const name = sym.slice(3).replace(/^[*~^+]/, '');
+  const at = /^(.*?) ?(\S*):\d+:\d+$/.exec(name);
+  return { kernel: false, js: at ? { functionName: at[1] ?? '', url: at[2] ?? '' } : { functionName: name, url: '' } };
 }
 
 /**
@@ -166,64 +181,64 @@ function perfFrame(sym: string, dso: string): { kernel: boolean; js?: Pick<Profi
  * of its own; the other threads (V8's collector and compiler helpers, libuv) are counted apart. perf sees machine
  * frames: code V8 inlined counts in its caller's stage (a record's getter inside graphql-jit's handler is execution).
  * A sample's stage is that of the innermost JavaScript frame a rule names, as in the profile; the native frames
- * above it can make it another: V8's collector, JSON.parse and JSON.stringify (whatever called them), the kernel.
+ * above it can make it another: V8's collector, and (but under the log line) JSON.parse, JSON.stringify, the kernel.
  */
 export class PerfTally {
   private readonly main = new Map<string, number>();
   private readonly others = new Map<string, number>();
-  private tid = '';
-  private frames: Array<{ sym: string; dso: string }> = [];
+  private tid: string | undefined;
+  private frames: PerfFrame[] = [];
 
   constructor(private readonly mainTid: string) {}
 
-  /** One line of `perf script -F tid,ip,sym,dso` (a sample's thread, then its frames, innermost first). */
+  /** One line of `perf script -F tid,ip,sym,dso`: a sample's thread (and its one frame, when perf prints it there), then its frames, innermost first, each after a tab. */
   line(text: string): void {
-    const frame = /^\s+[0-9a-f]+ (.*) \((.*)\)$/.exec(text);
-    if (frame) this.frames.push({ sym: frame[1] ?? '', dso: frame[2] ?? '' });
-    else if (text.trim()) {
-      this.flush();
-      this.tid = text.trim().split(/\s+/)[0] ?? '';
+    const frame = /^\t\s*([0-9a-f]+) (.*) \((.*)\)$/.exec(text);
+    if (frame) {
+      if (this.tid === undefined) throw new Error(`perf script: a frame before any sample: ${text}`);
+      this.frames.push({ ip: frame[1] ?? '', sym: frame[2] ?? '' });
+      return;
     }
+    if (!text.trim()) return;
+    const sample = /^\s*(\d+)(?:\s+([0-9a-f]+) (.*) \((.*)\))?\s*$/.exec(text);
+    if (!sample) throw new Error(`perf script: not a sample of -F tid,ip,sym,dso: ${text}`);
+    this.flush();
+    this.tid = sample[1];
+    if (sample[2] !== undefined) this.frames.push({ ip: sample[2], sym: sample[3] ?? '' });
   }
 
   /** The ledger: each stage's main-thread CPU µs per request, and the other threads' by what they ran. */
-  result(requests: number, periodUs: number): { main: Ledger; others: Array<{ stage: string; usPerRequest: number }> } {
+  result(requests: number, periodUs: number): { main: Ledger; others: Ledger['stages'] } {
     this.flush();
-    const perRequest = (counts: Map<string, number>) =>
-      [...counts].map(([stage, n]) => ({ stage, usPerRequest: (n * periodUs) / requests })).sort((a, b) => b.usPerRequest - a.usPerRequest);
-    const stages = perRequest(this.main);
-    return {
-      main: {
-        stages,
-        totalUsPerRequest: stages.reduce((a, s) => a + s.usPerRequest, 0),
-        gcUsPerRequest: stages.find((s) => s.stage === 'garbage collection')?.usPerRequest ?? 0,
-      },
-      others: perRequest(this.others),
-    };
+    this.tid = undefined;
+    if (this.main.size === 0) throw new Error(`perf recorded no sample of the main thread (${this.mainTid})`);
+    return { main: ledgerFrom(this.main, periodUs / requests), others: ledgerFrom(this.others, periodUs / requests).stages };
   }
 
   private flush(): void {
-    const frames = this.frames;
-    if (!this.tid || frames.length === 0) return;
+    const { tid, frames } = this;
+    if (tid === undefined) return;
     this.frames = [];
     const count = (map: Map<string, number>, stage: string) => map.set(stage, (map.get(stage) ?? 0) + 1);
-    if (this.tid !== this.mainTid) {
+    if (tid !== this.mainTid) {
       const helper = frames.some((f) => COLLECTOR.test(f.sym)) ? 'garbage collection' : frames.some((f) => COMPILER.test(f.sym)) ? 'compiling (TurboFan)' : 'other';
-      count(this.others, helper);
-      return;
+      return void count(this.others, helper);
     }
-    const parsed = frames.map((f) => perfFrame(f.sym, f.dso));
+    if (frames.length === 0) return void count(this.main, NO_STACK);
+    const parsed = frames.map(perfFrame);
     const firstJs = parsed.findIndex((f) => f.js);
     const native = firstJs < 0 ? frames : frames.slice(0, firstJs);
     if (native.some((f) => COLLECTOR.test(f.sym))) return void count(this.main, 'garbage collection');
-    // V8's JSON is known by its own frames: machine frames name the caller V8 inlined the call into, not the call.
-    if (native.some((f) => /JsonParser/.test(f.sym))) return void count(this.main, JSON_PARSE);
-    if (native.some((f) => /JsonStringifier/.test(f.sym))) return void count(this.main, JSON_STRINGIFY);
-    if (parsed[0]?.kernel) return void count(this.main, KERNEL);
-    if (firstJs < 0) return void count(this.main, PROGRAM);
     let stage: string | undefined;
     for (const f of parsed) if (f.js && (stage = stageOfFrame(f.js))) break;
-    count(this.main, stage ?? OTHER);
+    // V8's JSON and the kernel are known by their own frames (machine frames name the caller V8 inlined JSON into,
+    // not the call), but the log line's are the log line's, as in the profile.
+    if (stage !== LOG_LINE) {
+      if (native.some((f) => /JsonParser/.test(f.sym))) return void count(this.main, JSON_PARSE);
+      if (native.some((f) => /JsonStringifier/.test(f.sym))) return void count(this.main, JSON_STRINGIFY);
+      if (parsed[0]?.kernel) return void count(this.main, KERNEL);
+    }
+    count(this.main, stage ?? (firstJs < 0 ? PROGRAM : OTHER));
   }
 }
 
@@ -275,9 +290,12 @@ async function run(): Promise<void> {
   const gcTrace = process.env.BENCH_LEDGER_GC === 'true' ? join(profiles, `${target}-gc.txt`) : undefined;
   // BENCH_LEDGER_NODE_ARGS: V8 flags Node refuses in NODE_OPTIONS (`--trace-opt`, `--track-gc-object-stats`), for either side.
   const nodeArgs = (process.env.BENCH_LEDGER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  // perf names JavaScript frames by the map file this flag has V8 write (/tmp/perf-<pid>.map, removed below).
-  const args = [...(gcTrace ? ['--trace-gc-nvp'] : []), ...(perf ? ['--perf-basic-prof-only-functions'] : []), ...nodeArgs, ...script];
+  // perf names JavaScript frames by the map file the first flag has V8 write (/tmp/perf-<pid>.map, removed below);
+  // the second gives functions still in V8's interpreter frames of their own.
+  const perfArgs = perf ? ['--perf-basic-prof-only-functions', '--interpreted-frames-native-stack'] : [];
+  const args = [...(gcTrace ? ['--trace-gc-nvp'] : []), ...perfArgs, ...nodeArgs, ...script];
   let server: Target | undefined;
+  let recording: { stop(): Promise<void> } | undefined;
   try {
     server = await startTarget(target, args, env, target, gcTrace);
     // What start-up alone took (modules, schema, compiled documents): the peak so far, before any load.
@@ -293,10 +311,10 @@ async function run(): Promise<void> {
     let lull = '';
     if (idleS > 0) {
       const before = rssMiB(server.process.pid);
-      await new Promise((done) => setTimeout(done, idleS * 1000));
+      await sleep(idleS * 1000);
       lull = `; after the warm-up RSS ${before?.toFixed(0) ?? 'n/a'} MiB, after ${idleS} s idle ${rssMiB(server.process.pid)?.toFixed(0) ?? 'n/a'} MiB`;
     }
-    const recording = perf ? await startPerf(server.process.pid, join(profiles, 'perf.data')) : undefined;
+    if (perf) recording = await startPerf(server.process.pid, join(profiles, 'perf.data'));
     const cpuBefore = cpuTimeMs(server.process.pid) ?? NaN;
     const started = performance.now();
     await sendExactly(server, request, requests, connections, expectBody, own);
@@ -304,6 +322,7 @@ async function run(): Promise<void> {
     const seconds = (performance.now() - started) / 1000;
     const peak = peakRssMiB(server.process.pid);
     await recording?.stop();
+    recording = undefined;
     await stopProcess(server.process);
     if (gcTrace) {
       await server.collected;
@@ -311,7 +330,7 @@ async function run(): Promise<void> {
     }
     if (!profiled) {
       log(`${scenario} on ${target}: ${(requests / seconds).toFixed(0)} req/s, process CPU (/proc) ${((1000 * cpuMs) / requests).toFixed(0)} µs per request, peak RSS ${peak?.toFixed(0) ?? 'n/a'} MiB (${readyRss?.toFixed(1) ?? 'n/a'} when ready)${lull}`);
-      if (perf && server.process.pid !== undefined) log(`\n${await perfLedger(join(profiles, 'perf.data'), server.process.pid, requests)}`);
+      if (perf) log(`\n${await perfLedger(join(profiles, 'perf.data'), server.process.pid, requests)}`);
       return;
     }
     const file = readdirSync(profiles).find((f) => f.startsWith(`${target}-`));
@@ -324,8 +343,14 @@ async function run(): Promise<void> {
     log(`profile: ${join(profiles, file)}\n`);
     log(formatLedger(ledger, (1000 * cpuMs) / requests));
   } finally {
+    await recording?.stop().catch(() => undefined);
     if (server) await stopProcess(server.process);
     await stopProcess(upstreams.process);
+    // perf's recording (tens of MB) and the map of the process's code V8 wrote for it: read, or of a failed run.
+    if (perf) {
+      rmSync(join(profiles, 'perf.data'), { force: true });
+      if (server?.process.pid !== undefined) rmSync(`/tmp/perf-${server.process.pid}.map`, { force: true });
+    }
   }
 }
 
@@ -378,33 +403,38 @@ async function startPerf(pid: number | undefined, file: string): Promise<{ stop(
   const child = spawn('perf', ['record', '-e', 'cpu-clock', '-c', String(PERF_PERIOD_US * 1000), '-g', '-p', String(pid), '-o', file], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  // perf ends on SIGINT by raising it again once its file is written: that ending is the good one.
+  // perf ends on SIGTERM by raising it again once its file is written: that ending is the good one.
   const exited = new Promise<string>((done, fail) => {
     child.once('error', (err) => fail(new Error(`perf record could not start (is perf installed?): ${err.message}`)));
-    child.once('exit', (code, signal) => done(code === 0 || signal === 'SIGINT' ? 'ok' : `exit ${code ?? signal}`));
+    child.once('exit', (code, signal) => done(code === 0 || signal === 'SIGTERM' ? 'ok' : `exit ${code ?? signal}`));
   });
   // perf prints nothing when it has attached; a second is ample, and the process idles through it.
   const early = await Promise.race([exited, sleep(1000).then(() => 'attached' as const)]);
   if (early !== 'attached') throw new Error(`perf record ended at once (${early}): ${stderr.trim()}`);
   return {
     async stop() {
-      child.kill('SIGINT');
+      await stopProcess(child);
       const how = await exited;
       if (how !== 'ok') throw new Error(`perf record ended with ${how}: ${stderr.trim()}`);
+      // perf's own count of what it could not keep up with, were there any.
+      for (const line of stderr.split('\n')) if (/lost/i.test(line)) log(`perf record: ${line.trim()}`);
     },
   };
 }
 
 /** The measured part's perf samples as the ledger's stages (PerfTally), read as `perf script` prints them. */
-async function perfLedger(file: string, pid: number, requests: number): Promise<string> {
+async function perfLedger(file: string, pid: number | undefined, requests: number): Promise<string> {
   const tally = new PerfTally(String(pid));
-  const script = spawn('perf', ['script', '-i', file, '-F', 'tid,ip,sym,dso'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  const exited = new Promise<number | null>((done) => script.once('exit', done));
+  const script = spawn('perf', ['script', '--no-inline', '-i', file, '-F', 'tid,ip,sym,dso'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  script.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((done, fail) => {
+    script.once('error', fail);
+    script.once('exit', done);
+  });
   for await (const line of createInterface({ input: script.stdout })) tally.line(line);
-  if ((await exited) !== 0) throw new Error('perf script failed');
-  // The recording (tens of MB) and V8's map of the process's code are read: neither is kept.
-  rmSync(file, { force: true });
-  rmSync(`/tmp/perf-${pid}.map`, { force: true });
+  const code = await exited;
+  if (code !== 0) throw new Error(`perf script ended with ${code}: ${stderr.trim()}`);
   const { main, others } = tally.result(requests, PERF_PERIOD_US);
   const lines = ['| stage (main thread) | CPU µs per request |', '|---|---:|'];
   for (const { stage, usPerRequest } of main.stages) lines.push(`| ${stage} | ${usPerRequest.toFixed(1)} |`);
