@@ -432,8 +432,13 @@ async function perfLedger(file: string, pid: number | undefined, requests: numbe
     script.once('error', fail);
     script.once('exit', done);
   });
-  for await (const line of createInterface({ input: script.stdout })) tally.line(line);
-  const code = await exited;
+  // Awaited together, so a perf script that cannot start rejects here rather than unhandled while its lines are read.
+  const [code] = await Promise.all([
+    exited,
+    (async () => {
+      for await (const line of createInterface({ input: script.stdout })) tally.line(line);
+    })(),
+  ]);
   if (code !== 0) throw new Error(`perf script ended with ${code}: ${stderr.trim()}`);
   const { main, others } = tally.result(requests, PERF_PERIOD_US);
   const lines = ['| stage (main thread) | CPU µs per request |', '|---|---:|'];
